@@ -1,0 +1,95 @@
+"""The shared shape of every long contest state machine (§5).
+
+A machine is built from a JSON-able `setup`, changed only through its action
+methods, and records each successful action with its arguments (rolls included),
+so `from_json(to_json())` rebuilds the identical state by replaying them. An action
+that raises leaves the machine exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
+
+from .errors import IllegalAction, RulesError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def action(method: F) -> F:
+    """Mark a method as a recorded action. Call it with keyword arguments only.
+
+    The wrapper refuses actions after the contest is over, rolls the machine back if
+    the action raises, and appends `{"action": name, **kwargs}` to `actions`.
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: ContestMachine, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            raise TypeError(f"{method.__name__}() takes keyword arguments only")
+        if self.is_over and not getattr(method, "after_end", False):
+            raise IllegalAction(f"the contest is over: {method.__name__} is not allowed")
+        saved = copy.deepcopy(self.__dict__)
+        try:
+            result = method(self, **kwargs)
+        except Exception:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        self.actions.append({"action": method.__name__, **kwargs})
+        return result
+
+    wrapper.is_action = True  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+class ContestMachine:
+    """Base class: subclasses set `kind`, implement `_start(**setup)`, `state()` and
+    `is_over`, and mark their action methods with `@action`."""
+
+    kind: ClassVar[str] = ""
+
+    def __init__(self, **setup: Any) -> None:
+        self.setup: dict[str, Any] = setup
+        self.actions: list[dict[str, Any]] = []
+        self._start(**setup)
+
+    def _start(self, **setup: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def is_over(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def state(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        """A JSON-able snapshot of everything a player can see."""
+        raise NotImplementedError
+
+    def apply(self, recorded: dict[str, Any]) -> Any:
+        """Perform one recorded action `{"action": name, **kwargs}`."""
+        name = recorded.get("action")
+        method = getattr(type(self), str(name), None)
+        if not getattr(method, "is_action", False):
+            raise RulesError(f"unknown action {name!r} for a {self.kind} contest")
+        kwargs = {k: v for k, v in recorded.items() if k != "action"}
+        return getattr(self, str(name))(**kwargs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "setup": copy.deepcopy(self.setup),
+            "actions": copy.deepcopy(self.actions),
+            "state": self.state(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ContestMachine:
+        """Rebuild a machine by replaying its recorded actions from its setup."""
+        if data.get("kind") != cls.kind:
+            raise RulesError(f"this is a {data.get('kind')!r} contest, not {cls.kind!r}")
+        machine = cls(**data["setup"])
+        for recorded in data["actions"]:
+            machine.apply(recorded)
+        return machine
