@@ -9,6 +9,8 @@ import enum
 import secrets
 from collections.abc import Callable
 
+from .errors import RulesError
+
 Roller = Callable[[], int]
 """A function returning one d20 roll, 1..20. Every rolling function takes one."""
 
@@ -55,8 +57,9 @@ class Result(enum.IntEnum):
 
 
 def check_roll(roll: int) -> int:
+    """`roll` itself if it is a d20 roll (1..20); otherwise a RulesError."""
     if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 20:
-        raise ValueError(f"a d20 roll must be a whole number from 1 to 20, not {roll!r}")
+        raise RulesError(f"a d20 roll must be a whole number from 1 to 20, not {roll!r}")
     return roll
 
 
@@ -66,7 +69,10 @@ def roll_result(roll: int, target: int) -> Result:
     >>> roll_result(1, 1), roll_result(20, 20), roll_result(5, 7)
     (<Result.CRITICAL: 3>, <Result.FUMBLE: 0>, <Result.SUCCESS: 2>)
     """
+    # §2.3.4
     check_roll(roll)
+    if isinstance(target, bool) or not isinstance(target, int):
+        raise RulesError(f"a target number must be a whole number, not {target!r}")
     if roll == 20:
         return Result.FUMBLE
     if target <= 0:
@@ -77,3 +83,31 @@ def roll_result(roll: int, target: int) -> Result:
     if roll <= target:
         return Result.SUCCESS
     return Result.FAILURE
+
+
+def rolls_giving(target: int) -> dict[Result, range]:
+    """The die faces that give each result against `target` (§2.3.4, R3, R4).
+
+    Each result comes from one run of consecutive faces, which lets the odds module
+    count roll pairs arithmetically instead of enumerating all 400.
+
+    >>> {result.label: list(faces) for result, faces in rolls_giving(3).items()}
+    {'critical': [1], 'success': [2, 3], 'failure': [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19], 'fumble': [20]}
+    >>> {result.label: len(faces) for result, faces in rolls_giving(0).items()}
+    {'critical': 0, 'success': 0, 'failure': 19, 'fumble': 1}
+    """
+    if target <= 0:
+        # R4: every face but the 20 fails.
+        return {
+            Result.CRITICAL: range(1, 1),
+            Result.SUCCESS: range(2, 2),
+            Result.FAILURE: range(1, 20),
+            Result.FUMBLE: range(20, 21),
+        }
+    last_success = min(target, 19)
+    return {
+        Result.CRITICAL: range(1, 2),
+        Result.SUCCESS: range(2, last_success + 1),
+        Result.FAILURE: range(last_success + 1, 20),
+        Result.FUMBLE: range(20, 21),
+    }

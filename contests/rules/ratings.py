@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .errors import RulesError
+
 # §2.1.2: a mastery is 20 points of rating; `M` (or a genre glyph such as `W`)
 # marks one, `M2` two and so on.
 _NOTATION = re.compile(r"^\s*(-?\d+)\s*(?:([MmWw])\s*(\d+)?)?\s*$")
@@ -43,16 +45,26 @@ class Rating:
 
     @classmethod
     def parse(cls, text: str | int | Rating) -> Rating:
-        """Read `14`, `7M`, `7m`, `7M1`, `3M2` or `12W` (R1). Raises ValueError."""
+        """Read `14`, `7M`, `7m`, `7M1`, `3M2` or `12W` (R1).
+
+        Raises RulesError (a ValueError) with a readable message for anything else.
+
+        >>> Rating.parse("12W").total
+        32
+        >>> Rating.parse("0M2")
+        Traceback (most recent call last):
+        ...
+        contests.rules.errors.RulesError: '0M2': the number before the mastery must be 1 to 20 (use 20M, not 0M2)
+        """
         if isinstance(text, Rating):
             return text
         if isinstance(text, int) and not isinstance(text, bool):
             return cls(text)
         if not isinstance(text, str):
-            raise ValueError(f"cannot read a rating from {text!r}")
+            raise RulesError(f"cannot read a rating from {text!r}")
         match = _NOTATION.match(text)
         if not match:
-            raise ValueError(
+            raise RulesError(
                 f"{text!r} is not a rating: write a number such as 14, or a target and "
                 "masteries such as 7M, 3M2 or 12W"
             )
@@ -62,9 +74,9 @@ class Rating:
             return cls(target)
         masteries = int(count) if count is not None else 1
         if masteries < 1:
-            raise ValueError(f"{text!r}: a mastery count must be 1 or more")
+            raise RulesError(f"{text!r}: a mastery count must be 1 or more")
         if not 1 <= target <= 20:
-            raise ValueError(
+            raise RulesError(
                 f"{text!r}: the number before the mastery must be 1 to 20 (use 20M, not 0M2)"
             )
         return cls(target + 20 * masteries)
@@ -77,19 +89,28 @@ class Rating:
             return f"{self.target}M"
         return f"{self.target}M{m}"
 
+    # §2.11 Modifiers / R1: modifiers add to the total before the mastery conversion,
+    # so 17 + 6 is 3M and 1M - 3 is 18.
     def __add__(self, modifier: int) -> Rating:
         if isinstance(modifier, Rating):
             modifier = modifier.total
-        if not isinstance(modifier, int):
+        if isinstance(modifier, bool) or not isinstance(modifier, int):
             return NotImplemented
         return Rating(self.total + modifier)
 
     __radd__ = __add__
 
     def __sub__(self, modifier: int) -> Rating:
-        if not isinstance(modifier, int):
+        if isinstance(modifier, bool) or not isinstance(modifier, int):
             return NotImplemented
         return Rating(self.total - modifier)
+
+
+def normalise_level(level: str) -> str:
+    """`"Very High"`, `"very-high"` and `"very_high"` all name the same resistance class."""
+    if not isinstance(level, str):
+        raise RulesError(f"a resistance class is a name such as 'moderate', not {level!r}")
+    return re.sub(r"[\s\-]+", "_", level.strip().lower())
 
 
 RESISTANCE_LEVELS = ("nearly_impossible", "very_high", "high", "moderate", "low", "very_low")
@@ -100,9 +121,17 @@ DEFAULT_BASE_RESISTANCE = 14
 def resistance(level: str, base: int = DEFAULT_BASE_RESISTANCE) -> Rating:
     """The rating of a resistance class (§2.3.3, R2).
 
+    `level` is one of RESISTANCE_LEVELS; spaces, hyphens and capitals are forgiven
+    ("Very High" reads as "very_high").
+
     >>> [str(resistance(level)) for level in RESISTANCE_LEVELS]
     ['14M2', '14M', '20', '14', '8', '-6']
+    >>> str(resistance("Very High", base=10))
+    '10M'
     """
+    if isinstance(base, bool) or not isinstance(base, int):
+        raise RulesError(f"the base resistance must be a whole number, not {base!r}")
+    level = normalise_level(level)
     offsets = {
         "nearly_impossible": 40,
         "very_high": 20,
@@ -114,7 +143,7 @@ def resistance(level: str, base: int = DEFAULT_BASE_RESISTANCE) -> Rating:
         # R2: "base - 20 or 6, whichever is lower".
         return Rating(min(base - 20, 6))
     if level not in offsets:
-        raise ValueError(
+        raise RulesError(
             f"unknown resistance class {level!r}; choose one of {', '.join(RESISTANCE_LEVELS)}"
         )
     return Rating(base + offsets[level])

@@ -6,10 +6,11 @@ of Victory; RULINGS.md R5 (bumps) and R6 (outcome).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from .dice import Result, check_roll, roll_result
+from .errors import IllegalAction, RulesError
 from .ratings import Rating
 
 BetterRoll = Literal["high", "low"]
@@ -28,6 +29,20 @@ def mastery_bumps(pc: Rating, opponent: Rating) -> int:
     return pc.masteries - opponent.masteries
 
 
+def net_bumps(pc_bumps: int, opponent_bumps: int) -> tuple[int, int]:
+    """Cancel the bumps up both sides hold, as opposed masteries cancel (R5.1).
+
+    A count is a side's own bumps, net: positive bumps up, negative bumps down on its
+    own result (a stretch, a final action). Only one side can be left with bumps up,
+    which makes the order of applying them irrelevant.
+
+    >>> net_bumps(2, 1), net_bumps(1, -1), net_bumps(-1, -1)
+    ((1, 0), (1, -1), (-1, -1))
+    """
+    cancelled = min(max(pc_bumps, 0), max(opponent_bumps, 0))
+    return pc_bumps - cancelled, opponent_bumps - cancelled
+
+
 def apply_bumps(own: Result, other: Result, bumps: int) -> tuple[Result, Result]:
     """Apply `bumps` to one side's result (R5.2, R5.4).
 
@@ -35,6 +50,7 @@ def apply_bumps(own: Result, other: Result, bumps: int) -> tuple[Result, Result]
     `other` one step instead (a fumble cannot go lower). A negative count is a bump
     down on `own` (a stretch taken as a bump down, or an injured final action).
     """
+    # §2.3.5.3
     for _ in range(abs(bumps)):
         if bumps < 0:
             own = own.bumped(-1)
@@ -48,16 +64,19 @@ def apply_bumps(own: Result, other: Result, bumps: int) -> tuple[Result, Result]
 def bumped_results(
     pc_result: Result, opponent_result: Result, *, pc_bumps: int, opponent_bumps: int
 ) -> tuple[Result, Result]:
-    """Both sides' results after every bump except hero points (R5.2-R5.4).
+    """Both sides' results after every bump except hero points (R5.1-R5.4).
 
-    Bumps up are applied first (the PC's, then the opponent's), then bumps down.
+    The two sides' bumps up cancel first (`net_bumps`); then the side left with bumps
+    up applies them, and each side applies its own bumps down. After cancelling, the
+    order no longer changes the result.
+
+    >>> bumped_results(Result.CRITICAL, Result.SUCCESS, pc_bumps=2, opponent_bumps=0)
+    (<Result.CRITICAL: 3>, <Result.FUMBLE: 0>)
     """
-    pc_up, pc_down = max(pc_bumps, 0), min(pc_bumps, 0)
-    opp_up, opp_down = max(opponent_bumps, 0), min(opponent_bumps, 0)
-    pc_result, opponent_result = apply_bumps(pc_result, opponent_result, pc_up)
-    opponent_result, pc_result = apply_bumps(opponent_result, pc_result, opp_up)
-    pc_result, opponent_result = apply_bumps(pc_result, opponent_result, pc_down)
-    opponent_result, pc_result = apply_bumps(opponent_result, pc_result, opp_down)
+    # §2.3.5.3-§2.3.5.4
+    pc_bumps, opponent_bumps = net_bumps(pc_bumps, opponent_bumps)
+    pc_result, opponent_result = apply_bumps(pc_result, opponent_result, pc_bumps)
+    opponent_result, pc_result = apply_bumps(opponent_result, pc_result, opponent_bumps)
     return pc_result, opponent_result
 
 
@@ -66,7 +85,8 @@ class Outcome:
     """The outcome of a simple contest, seen from the PC's side.
 
     `level` is signed: +1..+4 a marginal..complete victory for the PC, 0 a tie,
-    -1..-4 a marginal..complete defeat.
+    -1..-4 a marginal..complete defeat. The results are final (after bumps and any
+    hero point); `better_roll` is remembered so a hero point can be spent later.
     """
 
     winner: Winner
@@ -75,6 +95,9 @@ class Outcome:
     opponent_result: Result
     pc_roll: int
     opponent_roll: int
+    better_roll: BetterRoll = "high"
+    pc_hero_point: bool = False
+    opponent_hero_point: bool = False
 
     @property
     def level(self) -> int:
@@ -86,15 +109,54 @@ class Outcome:
     @property
     def describe(self) -> str:
         """Plain words for the PC's side: 'minor victory', 'tie', 'complete defeat'."""
-        if self.winner is None:
-            return "tie"
-        return f"{self.degree} {'victory' if self.winner == 'pc' else 'defeat'}"
+        return describe_level(self.level)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict of the outcome, for logs and the live table."""
+        return {
+            "winner": self.winner,
+            "degree": self.degree,
+            "level": self.level,
+            "describe": self.describe,
+            "pc_roll": self.pc_roll,
+            "opponent_roll": self.opponent_roll,
+            "pc_result": self.pc_result.label,
+            "opponent_result": self.opponent_result.label,
+            "better_roll": self.better_roll,
+            "pc_hero_point": self.pc_hero_point,
+            "opponent_hero_point": self.opponent_hero_point,
+        }
+
+
+def describe_level(level: int) -> str:
+    """Plain words for a signed level seen from the PC's side (§2.10).
+
+    >>> describe_level(2), describe_level(0), describe_level(-4)
+    ('minor victory', 'tie', 'complete defeat')
+    """
+    winner, degree = winner_and_degree(level)
+    if winner is None:
+        return "tie"
+    return f"{degree} {'victory' if winner == 'pc' else 'defeat'}"
+
+
+def winner_and_degree(level: int) -> tuple[Winner, Degree]:
+    """The (winner, degree) pair of a signed level -4..+4 (§2.10).
+
+    >>> winner_and_degree(-3)
+    ('opponent', 'major')
+    """
+    if isinstance(level, bool) or not isinstance(level, int) or not -4 <= level <= 4:
+        raise RulesError(f"a level runs from -4 (complete defeat) to +4, not {level!r}")
+    if level == 0:
+        return None, None
+    return ("pc" if level > 0 else "opponent"), DEGREES[abs(level) - 1]  # type: ignore[return-value]
 
 
 def better_roll_winner(pc_roll: int, opponent_roll: int, better_roll: BetterRoll) -> Winner:
     """Who has the better roll when results are the same (§2.3.5.1, R6)."""
     if better_roll not in ("high", "low"):
-        raise ValueError(f"better_roll must be 'high' or 'low', not {better_roll!r}")
+        raise RulesError(f"better_roll must be 'high' or 'low', not {better_roll!r}")
     if pc_roll == opponent_roll:
         return None
     pc_better = pc_roll > opponent_roll if better_roll == "high" else pc_roll < opponent_roll
@@ -109,17 +171,66 @@ def compare_results(
     *,
     better_roll: BetterRoll = "high",
 ) -> Outcome:
-    """The outcome of two final results (§4.4.2, R6)."""
+    """The outcome of two final results (§4.4.2 Simple Contest Table, R6).
+
+    >>> compare_results(Result.SUCCESS, Result.FUMBLE, 9, 20).describe
+    'major victory'
+    >>> compare_results(Result.FUMBLE, Result.FUMBLE, 20, 20).describe
+    'tie'
+    """
+    if better_roll not in ("high", "low"):
+        raise RulesError(f"better_roll must be 'high' or 'low', not {better_roll!r}")
     difference = pc_result - opponent_result
     if difference:
         winner: Winner = "pc" if difference > 0 else "opponent"
-        degree: Degree = DEGREES[abs(difference)]  # 1 minor, 2 major, 3 complete
+        degree: Degree = DEGREES[abs(difference)]  # type: ignore[assignment]  # 1 minor .. 3 complete
     elif pc_result is Result.FUMBLE:
         winner, degree = None, None  # R6: both fumble is a tie
     else:
         winner = better_roll_winner(pc_roll, opponent_roll, better_roll)
         degree = "marginal" if winner else None
-    return Outcome(winner, degree, pc_result, opponent_result, pc_roll, opponent_roll)
+    return Outcome(
+        winner, degree, pc_result, opponent_result, pc_roll, opponent_roll, better_roll
+    )
+
+
+def spend_hero_point(outcome: Outcome, *, side: Literal["pc", "opponent"] = "pc") -> Outcome:
+    """The outcome after `side` spends a hero point to bump its own result up (§2.3.5.5).
+
+    Spent after both results are known (masteries and other bumps included), one per
+    roll, and refused on a critical, which no bump can raise (R5.3). `side` is
+    "opponent" only when the opponent is a PC too.
+
+    >>> minor_defeat = compare_results(Result.FAILURE, Result.SUCCESS, 12, 7)
+    >>> spend_hero_point(minor_defeat).describe
+    'marginal victory'
+    """
+    # §2.3.5.5
+    if side not in ("pc", "opponent"):
+        raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+    spent = outcome.pc_hero_point if side == "pc" else outcome.opponent_hero_point
+    if spent:
+        raise IllegalAction("only one hero point may be spent per roll (§2.3.5.5)")
+    own = outcome.pc_result if side == "pc" else outcome.opponent_result
+    if own is Result.CRITICAL:
+        raise IllegalAction("a hero point cannot raise a critical: the result is already the best")
+    pc_result, opponent_result = outcome.pc_result, outcome.opponent_result
+    if side == "pc":
+        pc_result = pc_result.bumped(1)
+    else:
+        opponent_result = opponent_result.bumped(1)
+    bumped = compare_results(
+        pc_result,
+        opponent_result,
+        outcome.pc_roll,
+        outcome.opponent_roll,
+        better_roll=outcome.better_roll,
+    )
+    return replace(
+        bumped,
+        pc_hero_point=outcome.pc_hero_point or side == "pc",
+        opponent_hero_point=outcome.opponent_hero_point or side == "opponent",
+    )
 
 
 def simple_contest(
@@ -132,21 +243,28 @@ def simple_contest(
     better_roll: BetterRoll = "high",
     pc_bumps: int = 0,
     opponent_bumps: int = 0,
+    opponent_hero_point: bool = False,
 ) -> Outcome:
     """Resolve a simple contest from two d20 rolls (§4.4, R5, R6).
 
-    `pc_bumps` / `opponent_bumps` are extra bumps besides masteries (heroic state,
-    pyrrhic victory, stretch as a bump down: negative). A hero point raises the PC's
-    final result one step and is refused on a critical (R5.3).
+    `pc` and `opponent` are final target numbers (a Rating, an int total or text such
+    as "7M"). `pc_bumps` / `opponent_bumps` are extra bumps besides masteries (heroic
+    state, pyrrhic victory; a stretch or final action as a bump down: negative). A hero
+    point raises the side's final result one step and is refused on a critical (R5.3);
+    `opponent_hero_point` is for a PC opponent.
 
     >>> simple_contest(Rating(27), 5, Rating(14), 16).describe
     'major victory'
     >>> simple_contest(Rating(14), 12, Rating(14), 3).describe
     'marginal victory'
     """
+    # §4.4.1 steps 4-5
     pc, opponent = Rating.parse(pc), Rating.parse(opponent)
     check_roll(pc_roll)
     check_roll(opponent_roll)
+    for name, bumps in (("pc_bumps", pc_bumps), ("opponent_bumps", opponent_bumps)):
+        if isinstance(bumps, bool) or not isinstance(bumps, int):
+            raise RulesError(f"{name} must be a whole number, not {bumps!r}")
     masteries = mastery_bumps(pc, opponent)
     pc_result, opponent_result = bumped_results(
         roll_result(pc_roll, pc.target),
@@ -154,10 +272,11 @@ def simple_contest(
         pc_bumps=pc_bumps + max(masteries, 0),
         opponent_bumps=opponent_bumps + max(-masteries, 0),
     )
-    if pc_hero_point:
-        if pc_result is Result.CRITICAL:
-            raise ValueError("a hero point cannot raise a critical: the result is already the best")
-        pc_result = pc_result.bumped(1)
-    return compare_results(
+    outcome = compare_results(
         pc_result, opponent_result, pc_roll, opponent_roll, better_roll=better_roll
     )
+    if pc_hero_point:
+        outcome = spend_hero_point(outcome, side="pc")
+    if opponent_hero_point:
+        outcome = spend_hero_point(outcome, side="opponent")
+    return outcome

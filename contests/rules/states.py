@@ -33,6 +33,20 @@ class State(enum.StrEnum):
         return _MODIFIERS.get(self, 0)
 
     @property
+    def is_fortune(self) -> bool:
+        return self in FORTUNE
+
+    @property
+    def rank(self) -> int:
+        """Position on its own ladder, 1 the mildest: hurt 1 .. dead 5, fresh 1 .. heroic 4.
+
+        >>> State.INJURED.rank, State.PUMPED.rank
+        (3, 2)
+        """
+        ladder = ADVERSITY if self.is_adversity else FORTUNE
+        return ladder.index(self) + 1
+
+    @property
     def bumps(self) -> int:
         """Bumps this state gives on related abilities: heroic a bump up (§2.11.2)."""
         return 1 if self is State.HEROIC else 0

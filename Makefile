@@ -1,0 +1,48 @@
+# QuestWorlds Table: `make run` to play, `make test` to check everything.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+HOST ?= 127.0.0.1
+
+.PHONY: run test lint format bench migrate demo clean
+
+# The venv is rebuilt when pyproject.toml changes; stamps say what is installed.
+$(VENV)/.runtime: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+migrate: $(VENV)/.runtime
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py seed_demo
+
+run: demo
+	$(PY) manage.py clear_presence
+	@echo "QuestWorlds Table on http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) questworlds_site.asgi:application
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.dev
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+test: lint
+	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) -m pytest
+
+bench: $(VENV)/.dev
+	$(PY) -m contests.rules.bench_odds
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ContestsConfig(AppConfig):
+    name = "contests"
+    verbose_name = "Contests and the live table"

@@ -1,0 +1,113 @@
+"""The live table's websocket: authenticate, join the table's group, forward events."""
+
+from __future__ import annotations
+
+import json
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+
+from campaigns.access import campaign_role
+from campaigns.models import Campaign
+
+from . import presence
+from .broadcast import table_group_name
+
+CLOSE_NOT_LOGGED_IN = 4401
+CLOSE_NOT_A_MEMBER = 4403
+CLOSE_REMOVED = 4404
+MAX_MESSAGE_BYTES = 4096
+
+
+@database_sync_to_async
+def _role_at_table(campaign_id: int, user) -> str | None:
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    return campaign_role(campaign, user) if campaign else None
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    """One browser at a campaign's table (`ws/tables/<campaign_id>/`).
+
+    Refused sockets are accepted and closed at once with a code the page can show
+    (4401 not logged in, 4403 not a member); they never join the group.
+    """
+
+    campaign_id: int
+    role: str | None = None
+
+    async def connect(self) -> None:
+        self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self._refuse(CLOSE_NOT_LOGGED_IN)
+            return
+        self.role = await _role_at_table(self.campaign_id, user)
+        if self.role is None:
+            await self._refuse(CLOSE_NOT_A_MEMBER)
+            return
+        self.group_name = table_group_name(self.campaign_id)
+        await self.channel_layer.group_add(self.group_name, self.channel_name)
+        await database_sync_to_async(presence.presence_join)(
+            campaign_id=self.campaign_id, user=user, role=self.role, channel_name=self.channel_name
+        )
+        await self.accept()
+        # The full current state, so a (re)connecting browser depends on nothing it missed.
+        await self.send(text_data=await self._render_full_state())
+        await self._broadcast_presence()
+
+    async def _refuse(self, code: int) -> None:
+        await self.accept()
+        await self.close(code=code)
+
+    async def disconnect(self, code: int) -> None:
+        if self.role is None:
+            return
+        await self.channel_layer.group_discard(self.group_name, self.channel_name)
+        await database_sync_to_async(presence.presence_leave)(channel_name=self.channel_name)
+        self.role = None
+        await self._broadcast_presence()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.role is None:
+            return
+        if bytes_data is not None or text_data is None or len(text_data) > MAX_MESSAGE_BYTES:
+            await self._send_error("That message is too large or not text; nothing was done.")
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self._send_error("That message is not valid JSON; nothing was done.")
+            return
+        if not isinstance(message, dict):
+            await self._send_error("That message is not an object; nothing was done.")
+            return
+        await self._send_error(f"Unknown action {str(message.get('action'))[:40]!r}; nothing was done.")
+
+    # Group handlers: each re-checks that this socket is still seated at the table.
+
+    async def table_fragment(self, event: dict) -> None:
+        if self.role is not None:
+            await self.send(text_data=event["html"])
+
+    async def table_revoke(self, event: dict) -> None:
+        if self.role is not None and event["user_id"] == self.scope["user"].pk:
+            await self.disconnect(CLOSE_REMOVED)
+            await self.close(code=CLOSE_REMOVED)
+
+    async def _broadcast_presence(self) -> None:
+        html = await database_sync_to_async(presence.render_presence)(self.campaign_id)
+        # This consumer's own layer, so a test can seat two app instances on two layers.
+        await self.channel_layer.group_send(
+            table_group_name(self.campaign_id), {"type": "table.fragment", "html": html}
+        )
+
+    @database_sync_to_async
+    def _render_full_state(self) -> str:
+        return presence.render_presence(self.campaign_id) + render_to_string(
+            "contests/table.html#status", {"role": self.role, "oob": True}
+        )
+
+    async def _send_error(self, text: str) -> None:
+        html = render_to_string("contests/table.html#error", {"error": text})
+        await self.send(text_data=html)

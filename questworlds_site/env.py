@@ -1,0 +1,84 @@
+"""Read the environment in one place, and fail loudly on values we cannot read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def envbool(name: str, default: bool) -> bool:
+    """A boolean setting: 1/true/yes/on or 0/false/no/off, anything else is an error."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r}: use true or false (1/0, yes/no, on/off)")
+
+
+def envlist(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
+    """Django DATABASES['default'] from `sqlite:///path` or `postgres://user@host:port/name`."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        # sqlite:///relative.sqlite3 or sqlite:////absolute/path.sqlite3
+        path = unquote(parts.path[1:]) if parts.path.startswith("/") else unquote(parts.path)
+        if not path:
+            raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no SQLite file")
+        name = Path(path) if Path(path).is_absolute() else base_dir / path
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(name)}
+    if parts.scheme in ("postgres", "postgresql"):
+        name = unquote(parts.path.lstrip("/"))
+        if not name:
+            raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database")
+        options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(parts.port or ""),
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": options,
+        }
+    raise ImproperlyConfigured(
+        f"DATABASE_URL={url!r}: only sqlite:///file and postgres://user@host:port/name are supported"
+    )
+
+
+CHANNEL_LAYER_BACKENDS = {
+    "core": "channels_redis.core.RedisChannelLayer",
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+}
+
+
+def channel_layer_from_env(redis_url: str | None, flavour: str) -> dict[str, Any]:
+    """The channel layer: in-memory without REDIS_URL, else channels_redis (core or pubsub)."""
+    if not redis_url:
+        return {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    if flavour not in CHANNEL_LAYER_BACKENDS:
+        choices = ", ".join(CHANNEL_LAYER_BACKENDS)
+        raise ImproperlyConfigured(f"CHANNEL_LAYER={flavour!r}: choose one of {choices}")
+    config: dict[str, Any] = {"hosts": [redis_url]}
+    if flavour == "core":
+        # A table's fan-out is small; more capacity keeps bursts from being dropped.
+        config.update({"capacity": 1500, "expiry": 30})
+    return {"BACKEND": CHANNEL_LAYER_BACKENDS[flavour], "CONFIG": config}

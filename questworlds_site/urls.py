@@ -1,0 +1,14 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from campaigns import views as campaign_views
+from contests import views as contest_views
+
+urlpatterns = [
+    path("", campaign_views.landing, name="landing"),
+    path("home/", campaign_views.home, name="home"),
+    path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign_detail"),
+    path("campaigns/<int:campaign_id>/table/", contest_views.table, name="table"),
+    path("accounts/", include("questworlds_site.accounts.urls")),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,33 @@
+"""Open websockets to the real ASGI application as a given user."""
+
+from __future__ import annotations
+
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def session_cookie(user) -> tuple[bytes, bytes]:
+    """A real login session for `user`, as the Cookie header a browser would send."""
+    client = Client()
+    client.force_login(user)
+    return (b"cookie", f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode())
+
+
+def table_socket(application, campaign_id: int, cookie=None, origin=ORIGIN) -> WebsocketCommunicator:
+    headers = [h for h in (origin, cookie) if h is not None]
+    return WebsocketCommunicator(application, f"/ws/tables/{campaign_id}/", headers=headers)
+
+
+async def receive_until(communicator: WebsocketCommunicator, text: str, timeout: float = 3) -> str:
+    """Read messages until one contains `text` (presence updates arrive in bursts)."""
+    seen = []
+    while True:
+        message = await communicator.receive_from(timeout=timeout)
+        if text in message:
+            return message
+        seen.append(message)
+        if len(seen) > 20:
+            raise AssertionError(f"{text!r} never arrived; got {seen!r}")

@@ -1,0 +1,131 @@
+"""The live table websocket through the real ASGI application (issue 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from contests.models import TablePresence
+from questworlds_site.asgi import application
+
+from .socket_helpers import receive_until, session_cookie, table_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def test_it_refuses_anonymous_users_with_4401(campaign):
+    socket = table_socket(application, campaign.pk)
+    connected, _ = await socket.connect()
+    assert connected
+    closed = await socket.receive_output(timeout=3)
+    assert closed == {"type": "websocket.close", "code": 4401}
+    assert await TablePresence.objects.acount() == 0
+    await socket.disconnect()
+
+
+async def test_it_refuses_non_members_with_4403(campaign, charlie):
+    cookie = await sync_to_async(session_cookie)(charlie)
+    socket = table_socket(application, campaign.pk, cookie)
+    await socket.connect()
+    closed = await socket.receive_output(timeout=3)
+    assert closed == {"type": "websocket.close", "code": 4403}
+    assert await TablePresence.objects.acount() == 0
+    await socket.disconnect()
+
+
+async def test_it_refuses_a_table_that_does_not_exist(gm):
+    cookie = await sync_to_async(session_cookie)(gm)
+    socket = table_socket(application, 999_999, cookie)
+    await socket.connect()
+    assert (await socket.receive_output(timeout=3))["code"] == 4403
+    await socket.disconnect()
+
+
+async def test_it_refuses_a_foreign_origin(campaign, gm):
+    cookie = await sync_to_async(session_cookie)(gm)
+    socket = table_socket(application, campaign.pk, cookie, origin=(b"origin", b"https://evil.example"))
+    connected, _ = await socket.connect()
+    assert not connected
+    assert await TablePresence.objects.acount() == 0
+    await socket.disconnect()
+
+
+async def test_members_see_each_others_presence_with_roles(campaign, gm, alice):
+    alice_socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    assert (await alice_socket.connect())[0]
+    first = await receive_until(alice_socket, 'id="presence"')
+    assert "Alice" in first and "Player" in first
+
+    gm_socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(gm))
+    assert (await gm_socket.connect())[0]
+    gm_view = await receive_until(gm_socket, "Gwen")
+    assert "Alice" in gm_view and "Game master" in gm_view
+    alice_view = await receive_until(alice_socket, "Gwen")
+    assert "Game master" in alice_view and 'hx-swap-oob="true"' in alice_view
+
+    await gm_socket.disconnect()
+    after_leaving = await receive_until(alice_socket, 'id="presence"')
+    assert "Gwen" not in after_leaving and "Alice" in after_leaving
+    await alice_socket.disconnect()
+    assert await TablePresence.objects.acount() == 0
+
+
+async def test_a_spectator_is_shown_as_a_spectator(campaign, sam):
+    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(sam))
+    assert (await socket.connect())[0]
+    view = await receive_until(socket, "Sam")
+    assert "Spectator" in view
+    await socket.disconnect()
+
+
+async def test_a_connecting_browser_gets_the_full_table_state_first(campaign, alice):
+    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    await socket.connect()
+    first = await socket.receive_from(timeout=3)
+    assert 'id="presence"' in first and 'id="table-status"' in first
+    await socket.disconnect()
+
+
+async def test_two_tabs_of_one_person_count_once(campaign, alice):
+    cookie = await sync_to_async(session_cookie)(alice)
+    tab1, tab2 = table_socket(application, campaign.pk, cookie), table_socket(application, campaign.pk, cookie)
+    await tab1.connect()
+    await tab2.connect()
+    view = await receive_until(tab2, "Alice")
+    assert view.count("Alice") == 1
+    await tab1.disconnect()
+    still_there = await receive_until(tab2, 'id="presence"')
+    assert "Alice" in still_there
+    await tab2.disconnect()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["not json", json.dumps([1, 2]), json.dumps({"action": "x" * 5000}), json.dumps({"action": "teleport"})],
+)
+async def test_bad_messages_get_a_clear_error_and_change_nothing(campaign, alice, raw):
+    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    await socket.connect()
+    await receive_until(socket, "Alice")
+    await socket.send_to(text_data=raw)
+    error = await receive_until(socket, 'id="table-error"')
+    assert "nothing was done" in error
+    assert await TablePresence.objects.acount() == 1
+    await socket.disconnect()
+
+
+async def test_a_removed_member_is_disconnected_at_once(campaign, alice):
+    from contests.broadcast import send_to_table
+
+    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    await socket.connect()
+    await receive_until(socket, "Alice")
+    await send_to_table(campaign.pk, {"type": "table.revoke", "user_id": alice.pk})
+    while True:
+        output = await socket.receive_output(timeout=3)
+        if output["type"] == "websocket.close":
+            break
+    assert output["code"] == 4404
+    assert await TablePresence.objects.acount() == 0
