@@ -15,7 +15,9 @@ def campaign_role(campaign: Campaign, user) -> str | None:
     if campaign.gm_id == user.pk:
         return Role.GM
     return (
-        Membership.objects.filter(campaign=campaign, user=user).values_list("role", flat=True).first()
+        Membership.objects.filter(campaign=campaign, user=user)
+        .values_list("role", flat=True)
+        .first()
     )
 
 

@@ -41,14 +41,18 @@ def demo_campaign_create() -> Campaign:
     for username in ("alice", "bob"):
         Membership.objects.create(campaign=campaign, user=users[username], role=Role.PLAYER)
     Character.objects.create(
-        name="Tamsin Reedwalker", concept="Stubborn river guide", player=users["alice"],
+        name="Tamsin Reedwalker",
+        concept="Stubborn river guide",
+        player=users["alice"],
         campaign=campaign,
     )
     Character.objects.create(
         name="Oro", concept="Loyal heron-sidekick", player=users["alice"], campaign=campaign
     )
     Character.objects.create(
-        name="Brannoc Ironmouth", concept="Disgraced temple singer", player=users["bob"],
+        name="Brannoc Ironmouth",
+        concept="Disgraced temple singer",
+        player=users["bob"],
         campaign=campaign,
     )
     Community.objects.create(

@@ -82,7 +82,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not isinstance(message, dict):
             await self._send_error("That message is not an object; nothing was done.")
             return
-        await self._send_error(f"Unknown action {str(message.get('action'))[:40]!r}; nothing was done.")
+        await self._send_error(
+            f"Unknown action {str(message.get('action'))[:40]!r}; nothing was done."
+        )
 
     # Group handlers: each re-checks that this socket is still seated at the table.
 

@@ -20,3 +20,6 @@ class TablePresence(models.Model):
     class Meta:
         ordering = ["connected_at", "id"]
         indexes = [models.Index(fields=["campaign", "connected_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.campaign} ({self.channel_name})"

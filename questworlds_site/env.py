@@ -60,7 +60,8 @@ def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
             "OPTIONS": options,
         }
     raise ImproperlyConfigured(
-        f"DATABASE_URL={url!r}: only sqlite:///file and postgres://user@host:port/name are supported"
+        f"DATABASE_URL={url!r}: only sqlite:///file and "
+        "postgres://user@host:port/name are supported"
     )
 
 

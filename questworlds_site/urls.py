@@ -4,6 +4,8 @@ from django.urls import include, path
 from campaigns import views as campaign_views
 from contests import views as contest_views
 
+from .health import healthz
+
 urlpatterns = [
     path("", campaign_views.landing, name="landing"),
     path("home/", campaign_views.home, name="home"),
@@ -11,4 +13,5 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/table/", contest_views.table, name="table"),
     path("accounts/", include("questworlds_site.accounts.urls")),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
 ]

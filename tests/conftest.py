@@ -9,6 +9,10 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
+# Websocket handlers reach the database from worker threads; persistent connections
+# there would outlive each test and block dropping the PostgreSQL test database.
+settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under REQUIRE_SERVICES (CI), refuse to run on the embedded fallbacks."""
@@ -23,8 +27,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         db = settings.DATABASES["default"]
         try:
             psycopg.connect(
-                host=db["HOST"], port=db["PORT"] or 5432, user=db["USER"],
-                password=db["PASSWORD"], dbname=db["NAME"], connect_timeout=5,
+                host=db["HOST"],
+                port=db["PORT"] or 5432,
+                user=db["USER"],
+                password=db["PASSWORD"],
+                dbname=db["NAME"],
+                connect_timeout=5,
             ).close()
         except psycopg.Error as exc:
             problems.append(f"PostgreSQL is unreachable: {exc}")

@@ -51,10 +51,10 @@ class Rating:
 
         >>> Rating.parse("12W").total
         32
-        >>> Rating.parse("0M2")
+        >>> Rating.parse("0M2")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        contests.rules.errors.RulesError: '0M2': the number before the mastery must be 1 to 20 (use 20M, not 0M2)
+        contests.rules.errors.RulesError: '0M2': the number before the mastery must be 1 to 20 ...
         """
         if isinstance(text, Rating):
             return text

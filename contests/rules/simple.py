@@ -189,9 +189,7 @@ def compare_results(
     else:
         winner = better_roll_winner(pc_roll, opponent_roll, better_roll)
         degree = "marginal" if winner else None
-    return Outcome(
-        winner, degree, pc_result, opponent_result, pc_roll, opponent_roll, better_roll
-    )
+    return Outcome(winner, degree, pc_result, opponent_result, pc_roll, opponent_roll, better_roll)
 
 
 def spend_hero_point(outcome: Outcome, *, side: Literal["pc", "opponent"] = "pc") -> Outcome:

@@ -13,10 +13,15 @@ def session_cookie(user) -> tuple[bytes, bytes]:
     """A real login session for `user`, as the Cookie header a browser would send."""
     client = Client()
     client.force_login(user)
-    return (b"cookie", f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode())
+    return (
+        b"cookie",
+        f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode(),
+    )
 
 
-def table_socket(application, campaign_id: int, cookie=None, origin=ORIGIN) -> WebsocketCommunicator:
+def table_socket(
+    application, campaign_id: int, cookie=None, origin=ORIGIN
+) -> WebsocketCommunicator:
     headers = [h for h in (origin, cookie) if h is not None]
     return WebsocketCommunicator(application, f"/ws/tables/{campaign_id}/", headers=headers)
 

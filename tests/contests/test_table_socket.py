@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from contests.models import TablePresence
 from questworlds_site.asgi import application
@@ -26,7 +26,7 @@ async def test_it_refuses_anonymous_users_with_4401(campaign):
 
 
 async def test_it_refuses_non_members_with_4403(campaign, charlie):
-    cookie = await sync_to_async(session_cookie)(charlie)
+    cookie = await database_sync_to_async(session_cookie)(charlie)
     socket = table_socket(application, campaign.pk, cookie)
     await socket.connect()
     closed = await socket.receive_output(timeout=3)
@@ -36,7 +36,7 @@ async def test_it_refuses_non_members_with_4403(campaign, charlie):
 
 
 async def test_it_refuses_a_table_that_does_not_exist(gm):
-    cookie = await sync_to_async(session_cookie)(gm)
+    cookie = await database_sync_to_async(session_cookie)(gm)
     socket = table_socket(application, 999_999, cookie)
     await socket.connect()
     assert (await socket.receive_output(timeout=3))["code"] == 4403
@@ -44,8 +44,10 @@ async def test_it_refuses_a_table_that_does_not_exist(gm):
 
 
 async def test_it_refuses_a_foreign_origin(campaign, gm):
-    cookie = await sync_to_async(session_cookie)(gm)
-    socket = table_socket(application, campaign.pk, cookie, origin=(b"origin", b"https://evil.example"))
+    cookie = await database_sync_to_async(session_cookie)(gm)
+    socket = table_socket(
+        application, campaign.pk, cookie, origin=(b"origin", b"https://evil.example")
+    )
     connected, _ = await socket.connect()
     assert not connected
     assert await TablePresence.objects.acount() == 0
@@ -53,12 +55,16 @@ async def test_it_refuses_a_foreign_origin(campaign, gm):
 
 
 async def test_members_see_each_others_presence_with_roles(campaign, gm, alice):
-    alice_socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    alice_socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
     assert (await alice_socket.connect())[0]
     first = await receive_until(alice_socket, 'id="presence"')
     assert "Alice" in first and "Player" in first
 
-    gm_socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(gm))
+    gm_socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(gm)
+    )
     assert (await gm_socket.connect())[0]
     gm_view = await receive_until(gm_socket, "Gwen")
     assert "Alice" in gm_view and "Game master" in gm_view
@@ -73,7 +79,9 @@ async def test_members_see_each_others_presence_with_roles(campaign, gm, alice):
 
 
 async def test_a_spectator_is_shown_as_a_spectator(campaign, sam):
-    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(sam))
+    socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(sam)
+    )
     assert (await socket.connect())[0]
     view = await receive_until(socket, "Sam")
     assert "Spectator" in view
@@ -81,7 +89,9 @@ async def test_a_spectator_is_shown_as_a_spectator(campaign, sam):
 
 
 async def test_a_connecting_browser_gets_the_full_table_state_first(campaign, alice):
-    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
     await socket.connect()
     first = await socket.receive_from(timeout=3)
     assert 'id="presence"' in first and 'id="table-status"' in first
@@ -89,8 +99,11 @@ async def test_a_connecting_browser_gets_the_full_table_state_first(campaign, al
 
 
 async def test_two_tabs_of_one_person_count_once(campaign, alice):
-    cookie = await sync_to_async(session_cookie)(alice)
-    tab1, tab2 = table_socket(application, campaign.pk, cookie), table_socket(application, campaign.pk, cookie)
+    cookie = await database_sync_to_async(session_cookie)(alice)
+    tab1, tab2 = (
+        table_socket(application, campaign.pk, cookie),
+        table_socket(application, campaign.pk, cookie),
+    )
     await tab1.connect()
     await tab2.connect()
     view = await receive_until(tab2, "Alice")
@@ -103,10 +116,17 @@ async def test_two_tabs_of_one_person_count_once(campaign, alice):
 
 @pytest.mark.parametrize(
     "raw",
-    ["not json", json.dumps([1, 2]), json.dumps({"action": "x" * 5000}), json.dumps({"action": "teleport"})],
+    [
+        "not json",
+        json.dumps([1, 2]),
+        json.dumps({"action": "x" * 5000}),
+        json.dumps({"action": "teleport"}),
+    ],
 )
 async def test_bad_messages_get_a_clear_error_and_change_nothing(campaign, alice, raw):
-    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
     await socket.connect()
     await receive_until(socket, "Alice")
     await socket.send_to(text_data=raw)
@@ -119,7 +139,9 @@ async def test_bad_messages_get_a_clear_error_and_change_nothing(campaign, alice
 async def test_a_removed_member_is_disconnected_at_once(campaign, alice):
     from contests.broadcast import send_to_table
 
-    socket = table_socket(application, campaign.pk, await sync_to_async(session_cookie)(alice))
+    socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
     await socket.connect()
     await receive_until(socket, "Alice")
     await send_to_table(campaign.pk, {"type": "table.revoke", "user_id": alice.pk})
@@ -129,3 +151,4 @@ async def test_a_removed_member_is_disconnected_at_once(campaign, alice):
             break
     assert output["code"] == 4404
     assert await TablePresence.objects.acount() == 0
+    await socket.disconnect()

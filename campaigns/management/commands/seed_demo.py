@@ -12,6 +12,6 @@ class Command(BaseCommand):
             self.stdout.write(f"Loaded the demo campaign {campaign.name!r}.")
         else:
             self.stdout.write("The database already has users; the demo campaign was not loaded.")
-        self.stdout.write("Demo logins (password for each: %s):" % DEMO_PASSWORD)
+        self.stdout.write(f"Demo logins (password for each: {DEMO_PASSWORD}):")
         for username, display, role in DEMO_LOGINS:
             self.stdout.write(f"  {username:<6} {display} ({role})")

@@ -1,0 +1,73 @@
+"""Presence crosses Redis between two separate ASGI application instances (issue 2).
+
+Each instance's consumers use their own channel-layer object, so a message from one
+to the other can only travel through Redis, never through process memory.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from channels.auth import AuthMiddlewareStack
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.routing import URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
+from django.urls import path
+
+from contests.consumers import TableConsumer
+from questworlds_site.env import CHANNEL_LAYER_BACKENDS
+
+from .socket_helpers import receive_until, session_cookie, table_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class SecondInstanceTableConsumer(TableConsumer):
+    channel_layer_alias = "second"
+
+
+def build_application(consumer):
+    routes = [path("ws/tables/<int:campaign_id>/", consumer.as_asgi())]
+    return AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes)))
+
+
+@pytest.fixture(params=sorted(CHANNEL_LAYER_BACKENDS))
+def redis_layers(request, settings):
+    if not settings.REDIS_URL:
+        pytest.skip("REDIS_URL is not set (CI sets it, and REQUIRE_SERVICES fails without it)")
+    prefix = f"test-{uuid.uuid4().hex[:8]}"
+    layer = {
+        "BACKEND": CHANNEL_LAYER_BACKENDS[request.param],
+        "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": prefix},
+    }
+    settings.CHANNEL_LAYERS = {"default": layer, "second": dict(layer)}
+    first, second = get_channel_layer("default"), get_channel_layer("second")
+    assert first is not second and "Redis" in type(first).__name__
+    return request.param
+
+
+async def test_presence_crosses_redis_between_two_app_instances(redis_layers, campaign, gm, alice):
+    first_app = build_application(TableConsumer)
+    second_app = build_application(SecondInstanceTableConsumer)
+
+    alice_socket = table_socket(
+        first_app, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
+    assert (await alice_socket.connect())[0]
+    await receive_until(alice_socket, "Alice", timeout=5)
+
+    gm_socket = table_socket(
+        second_app, campaign.pk, await database_sync_to_async(session_cookie)(gm)
+    )
+    assert (await gm_socket.connect())[0]
+    seen_by_alice = await receive_until(alice_socket, "Gwen", timeout=5)
+    assert "Game master" in seen_by_alice
+    seen_by_gm = await receive_until(gm_socket, "Alice", timeout=5)
+    assert "Gwen" in seen_by_gm
+
+    await gm_socket.disconnect()
+    after = await receive_until(alice_socket, 'id="presence"', timeout=5)
+    assert "Gwen" not in after
+    await alice_socket.disconnect()

@@ -1,0 +1,105 @@
+"""Settings come from the environment with safe embedded defaults (issue 2).
+
+Each case imports the settings module in a fresh interpreter with exactly the
+given environment, as `make run` or CI would start it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = """
+import json
+from django.conf import settings
+import django
+django.setup()
+print(json.dumps({
+    "engine": settings.DATABASES["default"]["ENGINE"],
+    "name": str(settings.DATABASES["default"]["NAME"]),
+    "host": settings.DATABASES["default"].get("HOST", ""),
+    "port": settings.DATABASES["default"].get("PORT", ""),
+    "user": settings.DATABASES["default"].get("USER", ""),
+    "layer": settings.CHANNEL_LAYERS["default"]["BACKEND"],
+    "hosts": settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("hosts"),
+    "debug": settings.DEBUG,
+    "secure_cookies": getattr(settings, "SESSION_COOKIE_SECURE", False),
+    "allowed_hosts": settings.ALLOWED_HOSTS,
+}))
+"""
+
+
+def load_settings(**env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+    clean.update(DJANGO_SETTINGS_MODULE="questworlds_site.settings", **env)
+    return subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def settings_with(**env: str) -> dict:
+    result = load_settings(**env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_without_variables_it_uses_sqlite_and_the_in_memory_layer():
+    loaded = settings_with()
+    assert loaded["engine"] == "django.db.backends.sqlite3"
+    assert loaded["name"] == str(ROOT / "db.sqlite3")
+    assert loaded["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert loaded["debug"] is True
+
+
+def test_with_variables_it_uses_postgresql_and_redis():
+    loaded = settings_with(
+        DATABASE_URL="postgres://player:secret@db.internal:5433/questworlds",
+        REDIS_URL="redis://cache.internal:6379/2",
+    )
+    assert loaded["engine"] == "django.db.backends.postgresql"
+    assert (loaded["name"], loaded["host"], loaded["port"], loaded["user"]) == (
+        "questworlds",
+        "db.internal",
+        "5433",
+        "player",
+    )
+    assert loaded["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert loaded["hosts"] == ["redis://cache.internal:6379/2"]
+
+
+def test_the_pubsub_layer_is_a_setting():
+    loaded = settings_with(REDIS_URL="redis://127.0.0.1:6379/0", CHANNEL_LAYER="pubsub")
+    assert loaded["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DEBUG": "false"}, "SECRET_KEY must be set"),
+        ({"DEBUG": "maybe"}, "DEBUG='maybe'"),
+        ({"DATABASE_URL": "mysql://x/y"}, "only sqlite"),
+        ({"REDIS_URL": "redis://x", "CHANNEL_LAYER": "carrier-pigeon"}, "CHANNEL_LAYER"),
+    ],
+)
+def test_it_refuses_to_start_on_unsafe_or_unreadable_settings(env, message):
+    result = load_settings(**env)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+def test_production_settings_are_safe():
+    loaded = settings_with(DEBUG="false", SECRET_KEY="x" * 50, ALLOWED_HOSTS="table.example.org")
+    assert loaded["debug"] is False
+    assert loaded["secure_cookies"] is True
+    assert loaded["allowed_hosts"] == ["table.example.org"]
