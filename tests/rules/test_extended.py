@@ -449,7 +449,7 @@ def test_only_one_parting_shot_5_3_4():
 def test_failed_parting_shot_brings_the_loser_back_5_3_4():
     """§5.3.4: a failure may transfer AP back; the contest goes on where it stopped."""
     contest = defeated_opponent()
-    contest.parting_shot(bid=3, actor_roll=15, defender_roll=1)  # critical v failure: 6
+    contest.parting_shot(bid=3, actor_roll=16, defender_roll=1)  # critical v failure: 6
     assert (contest.pc_ap, contest.opponent_ap) == (9, 5)
     assert not contest.is_over
     assert contest.turn == "opponent"
@@ -701,7 +701,8 @@ def test_the_table_is_the_same_from_either_side_r13(a, d, ar, dr, bid):
 
 step = st.fixed_dictionaries(
     {
-        "bid": st.integers(-1, 45),
+        # Mostly playable bids, sometimes wild ones (to exercise the refusals).
+        "bid": st.one_of(st.integers(1, 6), st.integers(1, 6), st.integers(-1, 45)),
         "actor_roll": rolls,
         "defender_roll": rolls,
         "hero_point": st.booleans(),
