@@ -35,7 +35,9 @@ class RulesOptions:
 
     def __post_init__(self) -> None:
         if isinstance(self.base_resistance, bool) or not isinstance(self.base_resistance, int):
-            raise RulesError(f"base_resistance must be a whole number, not {self.base_resistance!r}")
+            raise RulesError(
+                f"base_resistance must be a whole number, not {self.base_resistance!r}"
+            )
         for name, choices in self._CHOICES.items():
             value = getattr(self, name)
             if value not in choices:
