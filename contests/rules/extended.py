@@ -133,6 +133,13 @@ def pc_bid_limit(current_ap: int, start_ap: int) -> int:
     return max(current_ap, start_ap)
 
 
+def pc_bid_reason(current_ap: int, start_ap: int) -> str:
+    """Why a PC's bid limit is what it is, for the refusal message."""
+    if current_ap > start_ap:
+        return "all the AP you hold"
+    return f"your starting AP: a desperation stake may go up to it; you hold {current_ap}"
+
+
 # ---------------------------------------------------------------------------
 # Die results for two opposed rolls
 # ---------------------------------------------------------------------------
@@ -732,9 +739,7 @@ class ExtendedContest(ContestMachine):
     def _check_bid(self, side: Side, bid: Any) -> int:
         contestant = self.sides[side]
         if side == "pc":
-            reason = (
-                f"your starting AP: a desperation stake may go up to it; you hold {contestant.ap}"
-            )
+            reason = pc_bid_reason(contestant.ap, contestant.starting_ap)
             return check_bid(bid, self.bid_limit(side), "your", reason)
         return check_bid(
             bid, self.bid_limit(side), "the opponent's", "a resistance never bids more than it has"

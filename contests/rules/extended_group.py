@@ -33,6 +33,7 @@ from .extended import (
     opposed_results,
     outcome_words,
     pc_bid_limit,
+    pc_bid_reason,
     read_better_roll,
     read_flag,
     read_int,
@@ -388,7 +389,7 @@ class GroupExtendedContest(ContestMachine):
 
     def _check_bid(self, person: _Participant, bid: Any) -> int:
         if person.pc:
-            reason = f"your starting AP: a desperation stake may go up to it; you hold {person.ap}"
+            reason = pc_bid_reason(person.ap, person.starting_ap)
             return check_bid(bid, person.bid_limit, f"{person.name}'s", reason)
         return check_bid(
             bid, person.bid_limit, f"{person.name}'s", "a resistance never bids more than it has"
@@ -401,6 +402,11 @@ class GroupExtendedContest(ContestMachine):
                 f"round {self.round} has not begun: waiting for {waiting} to declare"
             )
         if person.name not in self.may_act:
+            if self.next_actor is None:
+                waiting = " and ".join(self.may_act)
+                raise IllegalAction(
+                    f"only {waiting} may still act in round {self.round}, not {person.name}"
+                )
             raise IllegalAction(
                 f"it is {self.next_actor}'s turn in round {self.round}, not {person.name}'s"
             )

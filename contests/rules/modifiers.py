@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .augments import Augment
 from .errors import IllegalAction, RulesError
 from .ratings import Rating
-from .states import State
+from .states import State, parse_state
 
 ModifierKind = Literal[
     "stretch", "situational", "flaw", "augment", "plot_augment", "state", "final_action", "other"
@@ -85,7 +85,11 @@ def stretch(penalty: int | Literal["bump"] = DEFAULT_STRETCH) -> Modifier:
     """
     if penalty == "bump":
         return Modifier("stretch", bumps=-1, kind="stretch")
-    if isinstance(penalty, bool) or abs(penalty) not in STRETCH_PENALTIES:
+    if (
+        isinstance(penalty, bool)
+        or not isinstance(penalty, int)
+        or abs(penalty) not in STRETCH_PENALTIES
+    ):
         raise RulesError(f"a stretch is -3, -6 or -9 or a bump down, not {penalty!r} (§2.12.1)")
     return Modifier("stretch", value=-abs(penalty), kind="stretch")
 
@@ -128,7 +132,7 @@ def state_modifier(state: State | str, *, final_action: bool = False) -> Modifie
     >>> state_modifier("hurt").describe, state_modifier(State.HEROIC).describe
     ('hurt -3', 'heroic (bump up)')
     """
-    state = State(state)
+    state = parse_state(state)
     if state is State.DEAD:
         raise IllegalAction("the dead take no actions (§2.11.1.6)")
     if state is State.DYING:

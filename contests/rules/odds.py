@@ -92,6 +92,7 @@ def simple_odds(
 def clear_odds_cache() -> None:
     """Forget every cached answer (the benchmark uses it to time uncached calls)."""
     _cached_odds.cache_clear()
+    _final_results.cache_clear()
 
 
 def _clip(value: int, low: int, high: int) -> int:
@@ -127,16 +128,13 @@ def _level_counts(
 ) -> list[int]:
     """How many of the 400 roll pairs give each level; index = level + 4."""
     counts = [0] * 9
+    final = _final_results(pc_bumps, opponent_bumps, hero_point)
     pc_faces = [(r, f) for r, f in rolls_giving(pc_target).items() if f]
     opponent_faces = [(r, f) for r, f in rolls_giving(opponent_target).items() if f]
     for pc_raw, pc_rolls in pc_faces:
         for opponent_raw, opponent_rolls in opponent_faces:
             pairs = len(pc_rolls) * len(opponent_rolls)
-            pc_result, opponent_result = bumped_results(
-                pc_raw, opponent_raw, pc_bumps=pc_bumps, opponent_bumps=opponent_bumps
-            )
-            if hero_point and pc_result is not Result.CRITICAL:
-                pc_result = pc_result.bumped(1)  # §2.3.5.5, after every other bump
+            pc_result, opponent_result = final[pc_raw, opponent_raw]
             difference = pc_result - opponent_result
             if difference:
                 # §4.4.2: one step apart is minor (level 2) .. three is complete (4).
@@ -152,6 +150,24 @@ def _level_counts(
                 counts[3] += pairs - pc_better - equal
                 counts[4] += equal  # equal rolls: a tie
     return counts
+
+
+@functools.lru_cache(maxsize=256)
+def _final_results(
+    pc_bumps: int, opponent_bumps: int, hero_point: bool
+) -> dict[tuple[Result, Result], tuple[Result, Result]]:
+    """Final results for each pair of die results under these bumps (at most 200 such
+    tables exist: bumps are clipped to -3..6)."""
+    table = {}
+    for pc_raw in Result:
+        for opponent_raw in Result:
+            pc_result, opponent_result = bumped_results(
+                pc_raw, opponent_raw, pc_bumps=pc_bumps, opponent_bumps=opponent_bumps
+            )
+            if hero_point and pc_result is not Result.CRITICAL:
+                pc_result = pc_result.bumped(1)  # §2.3.5.5, after every other bump
+            table[pc_raw, opponent_raw] = (pc_result, opponent_result)
+    return table
 
 
 def _pairs_higher_and_equal(pc_rolls: range, opponent_rolls: range) -> tuple[int, int]:

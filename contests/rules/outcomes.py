@@ -21,7 +21,14 @@ from typing import Any, Literal
 from .errors import IllegalAction, RulesError
 from .ratings import DEFAULT_BASE_RESISTANCE, Rating, resistance
 from .simple import DEGREES, Outcome, describe_level
-from .states import ADVERSITY, BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, FORTUNE, State
+from .states import (
+    ADVERSITY,
+    BENEFIT_OF_VICTORY,
+    CONSEQUENCE_OF_DEFEAT,
+    FORTUNE,
+    State,
+    parse_state,
+)
 
 States = tuple[State, ...]
 """The states recorded against one ability."""
@@ -63,7 +70,7 @@ def _level(outcome: Outcome | int) -> int:
 
 
 def _states(states: Iterable[State | str]) -> States:
-    return tuple(State(state) for state in states)
+    return tuple(parse_state(state) for state in states)
 
 
 # --- Consequences and benefits (§2.11.1, §2.11.2) -------------------------------------
@@ -212,7 +219,7 @@ def offset_benefit_and_consequence(benefit: State | str, consequence: State | st
     >>> offset_benefit_and_consequence("fresh", "hurt") is None
     True
     """
-    benefit, consequence = State(benefit), State(consequence)
+    benefit, consequence = parse_state(benefit), parse_state(consequence)
     if not benefit.is_fortune or not consequence.is_adversity:
         raise RulesError(
             f"offset a state of fortune against one of adversity, not {benefit} and {consequence}"
@@ -236,7 +243,7 @@ def healing_resistance(state: State | str, base: int = DEFAULT_BASE_RESISTANCE) 
     >>> [str(healing_resistance(s)) for s in ("hurt", "impaired", "injured", "dying")]
     ['8', '14', '20', '14M']
     """
-    state = State(state)
+    state = parse_state(state)
     if state not in HEALING_RESISTANCE_CLASS:
         raise RulesError(
             f"{state} cannot be healed: healing removes hurt, impaired, injured or dying"
@@ -257,7 +264,7 @@ def healed_state(state: State | str, outcome: Outcome | int) -> State | None:
     >>> healed_state("dying", 1), healed_state("dying", 0)
     (<State.INJURED: 'injured'>, <State.DEAD: 'dead'>)
     """
-    state, level = State(state), _level(outcome)
+    state, level = parse_state(state), _level(outcome)
     if state not in HEALING_RESISTANCE_CLASS:
         raise IllegalAction(f"{state} cannot be healed (§2.11.3): only hurt to dying can")
     if level > 0:
@@ -282,7 +289,7 @@ def heal(states: Iterable[State | str], state: State | str, outcome: Outcome | i
     >>> heal(("hurt", "injured"), "injured", 2)
     (<State.HURT: 'hurt'>, <State.HURT: 'hurt'>)
     """
-    current, target = _states(states), State(state)
+    current, target = _states(states), parse_state(state)
     if target not in current:
         held = ", ".join(current) or "no state"
         raise IllegalAction(f"there is no {target} to heal on this ability (it has {held})")

@@ -22,7 +22,7 @@ from .errors import IllegalAction, RulesError
 from .machine import ContestMachine, action
 from .options import RulesOptions
 from .ratings import RESISTANCE_LEVELS, Rating
-from .simple import DEGREES, Outcome, compare_results, simple_contest
+from .simple import DEGREES, Outcome, simple_contest, spend_hero_point
 
 Side = Literal["pc", "opponent"]
 SIDES: tuple[Side, Side] = ("pc", "opponent")
@@ -368,15 +368,6 @@ def parting_shot_score(score: int, knockout_points: int, shooter_level: int) -> 
 # ---------------------------------------------------------------------------
 
 
-def _raised_by_hero_point(result: Result, whose: str) -> Result:
-    # R5.3: a hero point raises the result one step and is offered only below critical.
-    if result is Result.CRITICAL:
-        raise IllegalAction(
-            f"a hero point cannot raise {whose} critical: it is already the best result"
-        )
-    return result.bumped(1)
-
-
 def contest_outcome(
     pc: Rating,
     pc_roll: int,
@@ -401,7 +392,7 @@ def contest_outcome(
     """
     read_roll(pc_roll, f"{pc_label}'s roll")
     read_roll(opponent_roll, f"{opponent_label}'s roll")
-    base = simple_contest(
+    outcome = simple_contest(
         pc,
         pc_roll,
         opponent,
@@ -410,16 +401,20 @@ def contest_outcome(
         pc_bumps=pc_bumps,
         opponent_bumps=opponent_bumps,
     )
-    if not (pc_hero_point or opponent_hero_point):
-        return base
-    pc_result, opponent_result = base.pc_result, base.opponent_result
-    if pc_hero_point:
-        pc_result = _raised_by_hero_point(pc_result, f"{pc_label}'s")
-    if opponent_hero_point:
-        opponent_result = _raised_by_hero_point(opponent_result, f"{opponent_label}'s")
-    return compare_results(
-        pc_result, opponent_result, pc_roll, opponent_roll, better_roll=better_roll
-    )
+    for side, spent, label in (
+        ("pc", pc_hero_point, pc_label),
+        ("opponent", opponent_hero_point, opponent_label),
+    ):
+        if not spent:
+            continue
+        own = outcome.pc_result if side == "pc" else outcome.opponent_result
+        if own is Result.CRITICAL:
+            # R5.3: offered only below critical; say whose roll it was.
+            raise IllegalAction(
+                f"a hero point cannot raise {label}'s critical: it is already the best result"
+            )
+        outcome = spend_hero_point(outcome, side=side)
+    return outcome
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import enum
 
+from .errors import RulesError
+
 
 class State(enum.StrEnum):
     """A state of adversity or fortune, recorded against the abilities it affects."""
@@ -50,6 +52,21 @@ class State(enum.StrEnum):
     def bumps(self) -> int:
         """Bumps this state gives on related abilities: heroic a bump up (§2.11.2)."""
         return 1 if self is State.HEROIC else 0
+
+
+def parse_state(value: State | str) -> State:
+    """A State from its name ("hurt", "Heroic"), or a RulesError naming the choices.
+
+    >>> parse_state("Pumped")
+    <State.PUMPED: 'pumped'>
+    """
+    if isinstance(value, State):
+        return value
+    try:
+        return State(str(value).strip().lower())
+    except ValueError:
+        names = ", ".join(State)
+        raise RulesError(f"{value!r} is not a state; the states are {names}") from None
 
 
 ADVERSITY: tuple[State, ...] = (State.HURT, State.IMPAIRED, State.INJURED, State.DYING, State.DEAD)

@@ -53,9 +53,7 @@ def test_rolls_giving_lists_exactly_the_faces_of_each_result(target):
     runs = rolls_giving(target)
     assert set(runs) == set(Result)
     for result, faces in runs.items():
-        assert [roll for roll in range(1, 21) if roll_result(roll, target) == result] == list(
-            faces
-        )
+        assert [roll for roll in range(1, 21) if roll_result(roll, target) == result] == list(faces)
 
 
 @pytest.mark.parametrize("roll", [0, 21, -1, 1.0, "3", True, None])

@@ -318,6 +318,8 @@ def test_pc_holding_more_than_the_start_may_bid_all_of_it_5_3_6():
     contest.exchange(actor="opponent", bid=1, actor_roll=15, defender_roll=15)  # tie
     assert contest.pc_ap == 20
     assert contest.bid_limit("pc") == 20
+    with pytest.raises(IllegalAction, match=r"bid 21 is over your limit of 20 AP \(all the AP"):
+        contest.exchange(actor="pc", bid=21, actor_roll=15, defender_roll=15)
     contest.exchange(actor="pc", bid=20, actor_roll=15, defender_roll=15)
     assert contest.pc_ap == 20
 
