@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from contests.rules.options import RulesOptions
+
 
 class Role(models.TextChoices):
     GM = "gm", "Game master"
@@ -17,6 +19,11 @@ class Campaign(models.Model):
     gm = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="campaigns_run"
     )
+    rules = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Campaign options of RULINGS.md (see contests.rules.options.RulesOptions).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -24,6 +31,11 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def rules_options(self) -> RulesOptions:
+        """The campaign's rules options; options never set take their defaults."""
+        return RulesOptions.from_json(self.rules or {})
 
     @property
     def table_group_name(self) -> str:

@@ -89,10 +89,15 @@ def simple_odds(
     )
 
 
-def clear_odds_cache() -> None:
-    """Forget every cached answer (the benchmark uses it to time uncached calls)."""
+def clear_odds_cache(*, keep_result_tables: bool = False) -> None:
+    """Forget every cached answer (the benchmark uses it to time uncached calls).
+
+    With `keep_result_tables`, keep the small tables of final results per bump count
+    (at most 200 of them, so a running server soon holds them all).
+    """
     _cached_odds.cache_clear()
-    _final_results.cache_clear()
+    if not keep_result_tables:
+        _final_results.cache_clear()
 
 
 def _clip(value: int, low: int, high: int) -> int:

@@ -200,6 +200,8 @@ def test_clearing_the_cache_changes_nothing_but_time():
     before = simple_odds("5M", 17, hero_point=True)
     clear_odds_cache()
     assert simple_odds("5M", 17, hero_point=True) == before
+    clear_odds_cache(keep_result_tables=True)
+    assert simple_odds("5M", 17, hero_point=True) == before
 
 
 @pytest.mark.parametrize(
@@ -298,6 +300,6 @@ def test_the_benchmark_runs_and_reports_figures():
     """The benchmark script runs (no timing asserts: the machine varies)."""
     figures = bench_odds.run(calls=30)
     assert figures["calls"] == 30
-    for kind in ("uncached", "cached"):
+    for kind in ("cold", "uncached", "cached"):
         assert set(figures[kind]) == {"median_us", "p99_us", "max_us"}
         assert 0 < figures[kind]["median_us"] <= figures[kind]["p99_us"] <= figures[kind]["max_us"]
