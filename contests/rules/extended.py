@@ -16,9 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .dice import Result, Roller, check_roll, d20, roll_result
+from .dice import Result, Roller, d20, roll_result
 from .errors import IllegalAction, RulesError
-from .machine import ContestMachine, action
+from .inputs import read_better_roll, read_flag, read_int, read_rating, read_roll
+from .machine import ContestMachine, action, after_end
+from .outcomes import is_clearly_inferior
 from .ratings import Rating
 from .simple import DEGREES, Outcome, bumped_results, compare_results, mastery_bumps
 from .states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
@@ -26,7 +28,6 @@ from .states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
 DEFAULT_BID = 3
 """§5.3.2.1: the bid the GM uses when a player does not name one."""
 
-CLEARLY_INFERIOR_MARGIN = 6
 """§2.11.2.1 (R10): no benefit of victory when the winner's ability exceeded the
 loser's by this much or more."""
 
@@ -46,44 +47,6 @@ def fraction_up(value: int, numerator: int, denominator: int) -> int:
     (2, 3, 2)
     """
     return -(-value * numerator // denominator)
-
-
-def read_rating(value: Any, what: str) -> Rating:
-    """A rating from an int total or a notation string, with a message naming `what`.
-
-    Setups keep ratings JSON-able, so a `Rating` object is refused here.
-    """
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise RulesError(f"{what} must be a whole number or a rating such as '7M', not {value!r}")
-    try:
-        return Rating.parse(value)
-    except ValueError as error:
-        raise RulesError(f"{what}: {error}") from None
-
-
-def read_int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{what} must be a whole number, not {value!r}")
-    return value
-
-
-def read_flag(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise RulesError(f"{what} must be true or false, not {value!r}")
-    return value
-
-
-def read_roll(value: Any, whose: str) -> int:
-    try:
-        return check_roll(value)
-    except ValueError as error:
-        raise RulesError(f"{whose}: {error}") from None
-
-
-def read_better_roll(value: Any) -> str:
-    if value not in ("high", "low"):
-        raise RulesError(f"better_roll must be 'high' or 'low', not {value!r}")
-    return value
 
 
 def total_modifier(modifiers: int | Iterable[int], what: str) -> int:
@@ -338,11 +301,6 @@ def defeat_degree(ap: int) -> str:
     return "complete"
 
 
-def is_clearly_inferior(winner_best: int, loser_worst: int) -> bool:
-    """§2.11.2.1 (R10): the winner's best ability used beat the loser's worst by 6+."""
-    return winner_best - loser_worst >= CLEARLY_INFERIOR_MARGIN
-
-
 def consequence_of(ap: int) -> State:
     """The state of adversity a defeated side's final AP suggests (§5.3.2.4)."""
     return CONSEQUENCE_OF_DEFEAT[defeat_degree(ap)]
@@ -509,12 +467,6 @@ class _Contestant:
             "ap": self.ap,
             "hero_points_spent": self.hero_points_spent,
         }
-
-
-def after_end(method: Any) -> Any:
-    """Let an `@action` run after the contest is over (the parting shot, §5.3.4)."""
-    method.after_end = True
-    return method
 
 
 def _other(side: str) -> Side:

@@ -17,7 +17,6 @@ from .dice import Result
 from .errors import IllegalAction, RulesError
 from .extended import (
     DEFAULT_BID,
-    after_end,
     check_bid,
     defeat_degree,
     disengagement_transfer,
@@ -27,23 +26,19 @@ from .extended import (
     fraction_up,
     gifting_effect,
     gifting_resistance,
-    is_clearly_inferior,
     lending_effect,
     lending_resistance,
     opposed_results,
     outcome_words,
     pc_bid_limit,
     pc_bid_reason,
-    read_better_roll,
-    read_flag,
-    read_int,
-    read_rating,
-    read_roll,
     simple_outcome,
     starting_ap,
     total_modifier,
 )
-from .machine import ContestMachine, action
+from .inputs import read_better_roll, read_flag, read_int, read_rating, read_roll
+from .machine import ContestMachine, action, after_end
+from .outcomes import is_clearly_inferior
 from .ratings import Rating
 from .simple import DEGREES
 from .states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT

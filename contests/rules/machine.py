@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from .errors import IllegalAction, RulesError
+from .ratings import Rating
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def after_end(method: F) -> F:
+    """Let an `@action` run after the contest is over; put it under `@action`.
+
+    Parting shots (§5.1.4, §5.3.4) come right after the knock-out that ended a contest.
+    """
+    method.after_end = True  # type: ignore[attr-defined]
+    return method
 
 
 def action(method: F) -> F:
@@ -38,7 +49,7 @@ def action(method: F) -> F:
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
-        self.actions.append({"action": method.__name__, **kwargs})
+        self.actions.append({"action": method.__name__, **_jsonable(kwargs)})
         return result
 
     wrapper.is_action = True  # type: ignore[attr-defined]
@@ -51,10 +62,21 @@ class ContestMachine:
 
     kind: ClassVar[str] = ""
 
-    def __init__(self, **setup: Any) -> None:
-        self.setup: dict[str, Any] = setup
+    def __init__(self, *args: Any, **setup: Any) -> None:
+        # Positional arguments fill `_start`'s parameters in order (`ScoredContest(pc,
+        # opponent)`); Ratings are stored as their notation so the setup stays JSON.
+        names = [
+            n for n in inspect.signature(self._start).parameters if n not in ("args", "kwargs")
+        ]
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes at most {len(names)} setup values")
+        for name, value in zip(names, args, strict=False):
+            if name in setup:
+                raise TypeError(f"{type(self).__name__}() got {name!r} twice")
+            setup[name] = value
+        self.setup: dict[str, Any] = _jsonable(setup)
         self.actions: list[dict[str, Any]] = []
-        self._start(**setup)
+        self._start(**self.setup)
 
     def _start(self, **setup: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -93,3 +115,14 @@ class ContestMachine:
         for recorded in data["actions"]:
             machine.apply(recorded)
         return machine
+
+
+def _jsonable(value: Any) -> Any:
+    """Setup values as JSON: a Rating becomes its notation ("7M"), tuples become lists."""
+    if isinstance(value, Rating):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(item) for item in value]
+    return value

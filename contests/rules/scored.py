@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from .dice import Result, Roller, check_roll, d20
+from .dice import Result, Roller, d20
 from .errors import IllegalAction, RulesError
-from .machine import ContestMachine, action
-from .options import RulesOptions
+from .inputs import read_better_roll, read_flag, read_int, read_rating, read_roll
+from .machine import ContestMachine, action, after_end
 from .ratings import RESISTANCE_LEVELS, Rating
 from .simple import DEGREES, Outcome, simple_contest, spend_hero_point
 
@@ -60,38 +60,6 @@ CONSEQUENCES: tuple[str, ...] = (
 # ---------------------------------------------------------------------------
 
 
-def read_rating(value: Any, what: str) -> Rating:
-    """A rating from an int total or a notation string such as "7M" (R1).
-
-    Setups and actions stay JSON-able, so a `Rating` object is refused.
-    """
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise RulesError(f"{what} must be a whole number or a rating such as '7M', not {value!r}")
-    try:
-        return Rating.parse(value)
-    except ValueError as error:
-        raise RulesError(f"{what}: {error}") from None
-
-
-def read_int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{what} must be a whole number, not {value!r}")
-    return value
-
-
-def read_flag(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise RulesError(f"{what} must be true or false, not {value!r}")
-    return value
-
-
-def read_roll(value: Any, whose: str) -> int:
-    try:
-        return check_roll(value)
-    except ValueError as error:
-        raise RulesError(f"{whose}: {error}") from None
-
-
 def read_tactic(value: Any, whose: str) -> str:
     if value not in TACTICS:
         allowed = ", ".join(repr(t) for t in TACTICS)
@@ -103,11 +71,6 @@ def read_stakes(value: Any) -> str:
     if value not in STAKES:
         raise RulesError(f"stakes must be 'rising_action' or 'climax', not {value!r}")
     return value
-
-
-def read_better_roll(value: Any) -> str:
-    # RulesOptions owns the list of choices and its message.
-    return RulesOptions(better_roll=value).better_roll
 
 
 def other_side(side: Side) -> Side:
@@ -382,10 +345,11 @@ def contest_outcome(
     pc_label: str = "the PC",
     opponent_label: str = "the opponent",
 ) -> Outcome:
-    """A simple contest where either side may spend a hero point (§2.3.5, R5, R6).
+    """`simple_contest` with the messages a live table needs (§2.3.5, R5, R6).
 
-    Two PCs can contend (§5.1.1 step 3), so unlike `simple_contest` the opponent's
-    roll may take a hero point too. A hero point on a critical is an `IllegalAction`.
+    Either side may spend a hero point (two PCs can contend, §5.1.1 step 3); one on a
+    critical is an `IllegalAction` naming whose roll it was, and a bad roll is a
+    `RulesError` naming the roller.
 
     >>> contest_outcome(Rating(14), 9, Rating(14), 3, opponent_hero_point=True).describe
     'minor defeat'
@@ -484,13 +448,6 @@ def outcome_entry(outcome: Outcome) -> dict[str, Any]:
         "degree": outcome.degree,
         "outcome": outcome.describe,
     }
-
-
-def allowed_after_end(method: Any) -> Any:
-    """Let an `@action` run after the contest is over (put it under `@action`): a
-    parting shot comes right after the knock-out that ended the contest (§5.1.4)."""
-    method.after_end = True
-    return method
 
 
 # ---------------------------------------------------------------------------
@@ -882,7 +839,7 @@ class ScoredContest(ContestMachine):
         return self.play_round(pc_roll=roller(), opponent_roll=roller(), **options)
 
     @action
-    @allowed_after_end
+    @after_end
     def parting_shot(
         self,
         *,

@@ -18,7 +18,8 @@ from typing import Any
 
 from .dice import Roller, d20
 from .errors import IllegalAction, RulesError
-from .machine import ContestMachine, action
+from .inputs import read_better_roll, read_flag, read_int, read_rating, read_roll
+from .machine import ContestMachine, action, after_end
 from .options import RulesOptions
 from .ratings import RESISTANCE_LEVELS, Rating, resistance
 from .scored import (
@@ -26,7 +27,6 @@ from .scored import (
     WINNING_SCORE,
     ScoredRound,
     Side,
-    allowed_after_end,
     assist_resistance,
     assisted_score,
     climax_consequence,
@@ -35,11 +35,6 @@ from .scored import (
     other_side,
     outcome_entry,
     parting_shot_score,
-    read_better_roll,
-    read_flag,
-    read_int,
-    read_rating,
-    read_roll,
     read_stakes,
     read_tactic,
     resolution_points,
@@ -92,6 +87,7 @@ class _Pairing:
     status: str = "active"  # active | won | disengaged | ended
     winner: Side | None = None
     played_round: int = 0
+    decided_at: int = 0  # the order in which pairings were decided (won or disengaged)
 
     def side_of(self, name: str) -> Side | None:
         for side, member in self.members.items():
@@ -172,6 +168,7 @@ class GroupScoredContest(ContestMachine):
         self._pairings: list[_Pairing] = []
         self._log: list[dict[str, Any]] = []
         self._round = 1
+        self._decisions = 0
         if not isinstance(participants, list):
             raise RulesError(f"participants must be a list of dicts, not {participants!r}")
         for entry in participants:
@@ -358,17 +355,15 @@ class GroupScoredContest(ContestMachine):
             )
         if participant.removed_by_shift:
             return rising_action(participant.shifted_points).loser
-        for pairing in reversed(self._pairings):
-            side = pairing.side_of(name)
-            if side is None:
-                continue
-            if pairing.status == "won":
-                winner, loser = pairing.winner, other_side(pairing.winner)
-                row = rising_action(pairing.against(loser) - pairing.against(winner))
-                return row.winner if side == winner else row.loser
-            if pairing.status == "disengaged":
-                return "unharmed"
-        return "unharmed"
+        decided = [p for p in self._pairings if p.decided_at and p.side_of(name) is not None]
+        if not decided:
+            return "unharmed"
+        last = max(decided, key=lambda p: p.decided_at)
+        if last.status == "disengaged":
+            return "unharmed"
+        side, winner = last.side_of(name), last.winner
+        row = rising_action(last.against(other_side(winner)) - last.against(winner))
+        return row.winner if side == winner else row.loser
 
     def consequences(self) -> dict[str, str]:
         """Every participant's consequence, by name, once the contest is over."""
@@ -537,10 +532,14 @@ class GroupScoredContest(ContestMachine):
         loser = self._participants[pairing.members[other_side(winner)]]
         if loser.role == "follower":
             pairing.extra[winner] += FOLLOWER_EXTRA
-        pairing.status, pairing.winner = "won", winner
+        self._decide(pairing, "won", winner)
         loser.status = "defeated"
         loser.knockout = {"pairing": pairing.id, "round": self._round, "points": last_points}
         self._close_pairings(loser, "ended")
+
+    def _decide(self, pairing: _Pairing, status: str, winner: Side | None) -> None:
+        self._decisions += 1
+        pairing.status, pairing.winner, pairing.decided_at = status, winner, self._decisions
 
     def _check_knockout(self, pairing: _Pairing, loser_side: Side, last_points: int) -> None:
         loser = self._participants[pairing.members[loser_side]]
@@ -720,8 +719,7 @@ class GroupScoredContest(ContestMachine):
             # §5.1.6: a won disengagement takes the participant out of the contest, with
             # their consequences settled there and then.
             escaper = members[scored.escaped]
-            current.status = "disengaged"
-            current.winner = None
+            self._decide(current, "disengaged", None)
             escaper.status = "disengaged"
             self._close_pairings(escaper, "ended")
         elif scored.scored_by:
@@ -884,7 +882,7 @@ class GroupScoredContest(ContestMachine):
         return outcome
 
     @action
-    @allowed_after_end
+    @after_end
     def parting_shot(
         self,
         *,
@@ -947,7 +945,7 @@ class GroupScoredContest(ContestMachine):
             # §5.1.4: a dramatic turnaround; the provisional consequences go away and
             # the pairing goes on.
             pairing.extra[winner] = 0
-            pairing.status, pairing.winner = "active", None
+            pairing.status, pairing.winner, pairing.decided_at = "active", None, 0
             shot_at.status = "active"
         shot_at.knockout = None
         shot_by.acted_in_round = self._round
@@ -1042,9 +1040,8 @@ class GroupScoredContest(ContestMachine):
                 kind="removal",
                 members={taker.side: taker.name, taken.side: taken.name},
                 ratings={taker.side: taker.rating, taken.side: taken.rating},
-                status="won",
-                winner=taker.side,
             )
+            self._decide(removal, "won", taker.side)
             removal.points[taker.side] = resolution_points(outcome.degree)
             removal.extra[taker.side] = FOLLOWER_EXTRA
             self._pairings.append(removal)

@@ -794,7 +794,7 @@ def test_a_malformed_first_round_is_refused():
         ({"pc": "7Q", "opponent": 10}, "not a rating"),
         ({"pc": 10, "opponent": 10, "stakes": "finale"}, "stakes must be"),
         ({"pc": 10, "opponent": 10, "better_roll": "middle"}, "better_roll must be"),
-        ({"pc": Rating(10), "opponent": 10}, "must be a whole number or a rating"),
+        ({"pc": [10], "opponent": 10}, "must be a whole number or a rating"),
         ({"pc": 10, "opponent": 10, "opponent_is_pc": "yes"}, "true or false"),
     ],
 )

@@ -817,6 +817,21 @@ def test_rising_action_uses_the_last_opponent_engaged_5_1_2():
     assert machine.consequence_of("Orc") == "injured"
 
 
+def test_a_knocked_out_participant_reads_the_pairing_that_took_them_out_5_1_2():
+    """Bren wins the later pairing #3 first, then falls in the older pairing #2: his
+    individual outcome is that defeat, not the earlier-listed victory."""
+    machine = two_on_two()
+    win(machine, 1, "opponent", "complete")  # Asha out
+    win(machine, 2, "opponent", "major")  # Bren 0 - 3 against Orc
+    machine.engage(pc="Bren", opponent="Troll")
+    win(machine, 3, "pc", "complete")  # Troll out: Bren 5 - 0
+    win(machine, 2, "opponent", "minor")  # Bren 0 - 5 against Orc: out
+    assert machine.is_over and machine.winner == "opponent"
+    assert machine.consequence_of("Bren") == "injured"  # a lead of 5 against him
+    assert machine.consequence_of("Asha") == "injured"
+    assert machine.degree == "major"
+
+
 def test_climax_adds_up_the_points_of_every_pairing_5_1_3():
     machine = GroupScoredContest(
         participants=[
@@ -1155,10 +1170,12 @@ def test_property_two_on_two_contests_end_by_the_rules_and_replay(operations, st
                 for p in machine.state()["participants"]
                 if p["side"] != machine.winner and p["status"] == "defeated"
             ]
-            # Both losers were knocked out (nobody disengages here): the second-worst
-            # of their consequences sets the level, which is therefore not above the worst.
-            assert len(defeated) == 2
-            assert machine.degree in ("marginal", "minor", "major", "complete")
-            assert set(machine.consequences()) == {"Asha", "Bren", "Troll", "Orc"}
+            # A level exactly when some loser was knocked out (not all disengaged).
+            assert (machine.degree is None) == (not defeated)
+            assert machine.degree in ("marginal", "minor", "major", "complete", None)
+            consequences = machine.consequences()
+            assert set(consequences) == {"Asha", "Bren", "Troll", "Orc"}
+            for name in defeated:
+                assert consequences[name] not in ("unharmed", "dazed")
     rebuilt = GroupScoredContest.from_json(json.loads(json.dumps(machine.to_json())))
     assert rebuilt.state() == machine.state()
