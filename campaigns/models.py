@@ -68,3 +68,62 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.role}) in {self.campaign}"
+
+
+class Season(models.Model):
+    """A stretch of a campaign; the base resistance may progress between seasons (§2.9)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="seasons")
+    number = models.PositiveIntegerField()
+    name = models.CharField(max_length=120, blank=True)
+    base_resistance = models.IntegerField(default=14)
+    started_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "number"], name="season_number_per_campaign"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name or f"Season {self.number}"
+
+
+class Session(models.Model):
+    """One evening of play. Contests belong to the session in which they were played."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sessions")
+    season = models.ForeignKey(
+        Season, on_delete=models.SET_NULL, null=True, blank=True, related_name="sessions"
+    )
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=200, blank=True)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    recap = models.TextField(blank=True, help_text="Markdown.")
+    attendees = models.ManyToManyField(
+        "characters.Character", related_name="sessions_attended", blank=True
+    )
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "number"], name="session_number_per_campaign"
+            ),
+            models.UniqueConstraint(
+                fields=["campaign"],
+                condition=models.Q(ended_at__isnull=True),
+                name="one_open_session_per_campaign",
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "started_at"])]
+
+    def __str__(self) -> str:
+        return self.title or f"Session {self.number}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended_at is None

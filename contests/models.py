@@ -1,5 +1,134 @@
+"""Contests as an append-only log of events (issue 6), and who is at each table.
+
+A contest's state is the rules engine's state rebuilt from its events; `state` is a
+cached snapshot of it, rewritten in the same transaction as each event.
+"""
+
 from django.conf import settings
 from django.db import models
+
+
+class ContestKind(models.TextChoices):
+    SIMPLE = "simple", "Simple contest"
+    GROUP_SIMPLE = "group_simple", "Group simple contest"
+    SCORED = "scored", "Scored contest"
+    GROUP_SCORED = "group_scored", "Group scored contest"
+    EXTENDED = "extended", "Extended contest"
+    GROUP_EXTENDED = "group_extended", "Group extended contest"
+    CHAINED = "chained", "Chained contest"
+    AUTOMATIC = "automatic", "Automatic victory"
+
+
+class ContestStatus(models.TextChoices):
+    FRAMING = "framing", "Being framed"
+    RUNNING = "running", "Running"
+    RESOLVING = "resolving", "Consequences pending"
+    FINISHED = "finished", "Finished"
+    ABANDONED = "abandoned", "Abandoned"
+
+
+class Contest(models.Model):
+    """One contest at a campaign's table, from framing to consequences."""
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="contests"
+    )
+    session = models.ForeignKey(
+        "campaigns.Session", on_delete=models.PROTECT, related_name="contests"
+    )
+    number = models.PositiveIntegerField(help_text="Order within the campaign, from 1.")
+    kind = models.CharField(max_length=16, choices=ContestKind.choices)
+    status = models.CharField(
+        max_length=10, choices=ContestStatus.choices, default=ContestStatus.FRAMING
+    )
+    prize = models.CharField(max_length=300, blank=True)
+    obstacle = models.CharField(max_length=300, blank=True)
+    resistance_name = models.CharField(max_length=120, blank=True)
+    resistance_rating = models.IntegerField(null=True, blank=True)
+    framing = models.JSONField(default=dict, blank=True)
+    state = models.JSONField(default=dict, blank=True)
+    seq = models.PositiveIntegerField(default=0, help_text="The latest event's number.")
+    winner = models.CharField(max_length=40, blank=True)
+    degree = models.CharField(max_length=10, blank=True)
+    outcome_level = models.SmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="For the PC side: +4 complete victory .. -4 complete defeat.",
+    )
+    narration = models.CharField(max_length=300, blank=True)
+    gm_notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "number"], name="contest_number_per_campaign"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "kind"]),
+            models.Index(fields=["campaign", "outcome_level"]),
+            models.Index(fields=["session", "number"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.number} {self.get_kind_display()}: {self.prize or self.obstacle}"
+
+
+class ContestParticipant(models.Model):
+    """A character (or an NPC) in a contest, on one side."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="participants")
+    character = models.ForeignKey(
+        "characters.Character",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="contest_entries",
+    )
+    name = models.CharField(max_length=120)
+    side = models.CharField(max_length=40)
+    ability = models.CharField(max_length=120, blank=True)
+    rating = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["character", "contest"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.side})"
+
+
+class ContestEvent(models.Model):
+    """One action at the table, never changed once written (append-only).
+
+    `idempotency_key` comes from the client: a double click or a resend of the same
+    action finds the existing event instead of writing a second one.
+    """
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    type = models.CharField(max_length=40)
+    payload = models.JSONField(default=dict)
+    idempotency_key = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "seq"], name="event_seq_per_contest"),
+            models.UniqueConstraint(
+                fields=["contest", "idempotency_key"], name="event_key_per_contest"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.contest_id}#{self.seq} {self.type}"
 
 
 class TablePresence(models.Model):
