@@ -27,7 +27,16 @@ class RevokeMessage(TypedDict):
     user_id: int
 
 
-TableMessage = FragmentMessage | RevokeMessage
+class ContestMessage(TypedDict):
+    """A contest changed: its panel rendered once per audience (gm/player/spectator)."""
+
+    type: Literal["table.contest"]
+    contest_id: int
+    seq: int
+    html: dict[str, str]
+
+
+TableMessage = FragmentMessage | RevokeMessage | ContestMessage
 
 
 def table_group_name(campaign_id: int) -> str:

@@ -1,8 +1,14 @@
-"""The live table's websocket: authenticate, join the table's group, forward events."""
+"""The live table's websocket: authenticate, join the table's group, forward events.
+
+Browsers may also act over the socket: `{"action": ..., "contest": id, "data": {...},
+"key": "<idempotency key>", "seq": <last seen>}`; `{"action": "resync"}` asks for the
+full current state (sent after a gap in sequence numbers or a reconnect).
+"""
 
 from __future__ import annotations
 
 import json
+import time
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -11,13 +17,16 @@ from django.template.loader import render_to_string
 from campaigns.access import campaign_role
 from campaigns.models import Campaign
 
-from . import presence
+from . import live, presence
 from .broadcast import table_group_name
 
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_NOT_A_MEMBER = 4403
 CLOSE_REMOVED = 4404
 MAX_MESSAGE_BYTES = 4096
+# Token bucket per connection: a burst of 10 actions, refilled at 5 a second.
+RATE_BURST = 10
+RATE_PER_SECOND = 5.0
 
 
 @database_sync_to_async
@@ -38,6 +47,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
+        self.tokens = float(RATE_BURST)
+        self.refilled_at = time.monotonic()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self._refuse(CLOSE_NOT_LOGGED_IN)
@@ -68,6 +79,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.role = None
         await self._broadcast_presence()
 
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_BURST, self.tokens + (now - self.refilled_at) * RATE_PER_SECOND)
+        self.refilled_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.role is None:
             return
@@ -82,15 +102,39 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not isinstance(message, dict):
             await self._send_error("That message is not an object; nothing was done.")
             return
-        await self._send_error(
-            f"Unknown action {str(message.get('action'))[:40]!r}; nothing was done."
+        if not self._take_token():
+            await self._send_error("Too many actions at once; slow down. Nothing was done.")
+            return
+        action = message.get("action")
+        if action == "resync":
+            await self.send(text_data=await self._render_full_state())
+            return
+        from .table_actions import KNOWN_ACTIONS, perform
+
+        if action not in KNOWN_ACTIONS:
+            await self._send_error(f"Unknown action {str(action)[:40]!r}; nothing was done.")
+            return
+        reply = await database_sync_to_async(perform)(
+            campaign_id=self.campaign_id, user=self.scope["user"], message=message
         )
+        if reply.error:
+            await self._send_error(reply.error)
+        elif not reply.created:
+            await self._send_error("Already done: that action was received before.", kind="notice")
+        else:
+            await self.send(
+                text_data=render_to_string("contests/table.html#ack", {"seq": reply.seq})
+            )
 
     # Group handlers: each re-checks that this socket is still seated at the table.
 
     async def table_fragment(self, event: dict) -> None:
         if self.role is not None:
             await self.send(text_data=event["html"])
+
+    async def table_contest(self, event: dict) -> None:
+        if self.role is not None:
+            await self.send(text_data=event["html"][self.role])
 
     async def table_revoke(self, event: dict) -> None:
         if self.role is not None and event["user_id"] == self.scope["user"].pk:
@@ -106,10 +150,13 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _render_full_state(self) -> str:
-        return presence.render_presence(self.campaign_id) + render_to_string(
-            "contests/table.html#status", {"role": self.role, "oob": True}
+        contest = live.current_contest(self.campaign_id)
+        return (
+            presence.render_presence(self.campaign_id)
+            + render_to_string("contests/table.html#status", {"role": self.role, "oob": True})
+            + live.render_contest(contest, self.role)
         )
 
-    async def _send_error(self, text: str) -> None:
-        html = render_to_string("contests/table.html#error", {"error": text})
+    async def _send_error(self, text: str, kind: str = "error") -> None:
+        html = render_to_string("contests/table.html#error", {"error": text, "kind": kind})
         await self.send(text_data=html)

@@ -1,10 +1,117 @@
+"""The live table page and the HTTP (htmx) way to act at it."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_POST
 
 from campaigns.access import get_campaign_for_user
+from campaigns.models import Session
+from characters.models import Ability, Character
+
+from . import live
+from .table_actions import perform
+
+CONTROL_FIELDS = {"action", "contest", "key", "seq", "csrfmiddlewaretoken"}
+TEXT_FIELDS = {
+    "prize",
+    "obstacle",
+    "tactic",
+    "narration",
+    "label",
+    "ability",
+    "helper",
+    "name",
+    "new_ability",
+    "rating",
+    "level",
+    "kind",
+    "side",
+    "stakes",
+    "round_tactic",
+}
+INTEGER = re.compile(r"^-?\d{1,9}$")
+
+
+def _table_context(campaign, role: str, user) -> dict:
+    contest = live.current_contest(campaign.pk)
+    characters = list(
+        Character.objects.filter(campaign=campaign).select_related("player").order_by("name")
+    )
+    abilities = (
+        Ability.objects.filter(character__campaign=campaign, follower__isnull=True)
+        .select_related("keyword")
+        .order_by("character_id", "position", "id")
+    )
+    by_character: dict[int, list[Ability]] = {}
+    for ability in abilities:
+        by_character.setdefault(ability.character_id, []).append(ability)
+    return {
+        "campaign": campaign,
+        "role": role,
+        "characters": characters,
+        "my_characters": [c for c in characters if c.player_id == user.pk],
+        "abilities_by_character": by_character,
+        "open_session": Session.objects.filter(campaign=campaign, ended_at__isnull=True).first(),
+        "new_key": uuid.uuid4().hex,
+        **live.contest_context(contest, role),
+    }
 
 
 def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """A campaign's live table; its content arrives over the websocket."""
+    """A campaign's live table; updates arrive over the websocket."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
-    return render(request, "contests/table.html", {"campaign": campaign, "role": role})
+    return render(request, "contests/table.html", _table_context(campaign, role, request.user))
+
+
+def _message_from_post(post) -> dict:
+    data: dict = {}
+    for name, value in post.items():
+        if name in CONTROL_FIELDS or value == "":
+            continue
+        # "pc.character_id" -> data["pc"]["character_id"]
+        *parents, leaf = name.split(".", 1)
+        target = data
+        for parent in parents:
+            target = target.setdefault(parent, {})
+            if not isinstance(target, dict):
+                break
+        else:
+            target[leaf] = int(value) if leaf not in TEXT_FIELDS and INTEGER.match(value) else value
+    if "states" in post:
+        data["states"] = post.getlist("states")
+    seq = post.get("seq")
+    contest = post.get("contest")
+    return {
+        "action": post.get("action"),
+        "contest": int(contest) if contest and INTEGER.match(contest) else None,
+        "key": post.get("key"),
+        "seq": int(seq) if seq and INTEGER.match(seq) else None,
+        "data": data,
+    }
+
+
+@require_POST
+def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Perform one table action from a form; answers with the updated fragments."""
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    reply = perform(
+        campaign_id=campaign.pk, user=request.user, message=_message_from_post(request.POST)
+    )
+    contest = live.current_contest(campaign.pk)
+    html = live.render_contest(contest, role)
+    if reply.error:
+        # htmx swaps only 2xx answers; a plain form post gets a real 400.
+        status = 200 if request.htmx else 400
+        html += live.render_error(reply.error)
+    elif not reply.created:
+        status = 200
+        html += live.render_error("Already done: that action was received before.", kind="notice")
+    else:
+        status = 200
+        html += live.render_error("")
+    return HttpResponse(html, status=status)

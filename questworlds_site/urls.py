@@ -11,6 +11,8 @@ urlpatterns = [
     path("home/", campaign_views.home, name="home"),
     path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign_detail"),
     path("campaigns/<int:campaign_id>/table/", contest_views.table, name="table"),
+    path("campaigns/<int:campaign_id>/table/act/", contest_views.act, name="table_act"),
+    path("characters/", include("characters.urls")),
     path("accounts/", include("questworlds_site.accounts.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),

@@ -436,6 +436,231 @@ def outcome_words(level: int) -> str:
 
 
 # ---------------------------------------------------------------------------
+# The rolls of an extended contest, shared by the one-on-one and group machines:
+# an exchange (§5.3.1 step 4) and the simple contests of §5.3.5, §5.3.9-§5.3.11.
+# Each takes rolls already read and returns what happened with the fields that
+# log it; the machines apply the AP changes and add who did it.
+# ---------------------------------------------------------------------------
+
+
+def ability_in_use(current: Rating, bumps: int, rating: Any, what: str) -> tuple[Rating, int]:
+    """The ability a contestant rolls with and its bumps: its current ability with its
+    lasting bumps, or `rating`, another ability named for this roll, with none
+    (§5.3.9 disengaging, §5.3.10 lending)."""
+    if rating is None:
+        return current, bumps
+    return read_rating(rating, what), 0
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One exchange as rolled (§5.3.1 step 4): both sides' final results and what the
+    Extended Contest Table does to their AP."""
+
+    bid: int
+    desperation: bool
+    actor_roll: int
+    defender_roll: int
+    actor_tn: Rating
+    defender_tn: Rating
+    actor_result: Result
+    defender_result: Result
+    effect: ExchangeEffect
+
+    def log(self) -> dict[str, Any]:
+        """The log fields from the bid to the defender's result."""
+        return {
+            "bid": self.bid,
+            "desperation": self.desperation,
+            "actor_roll": self.actor_roll,
+            "defender_roll": self.defender_roll,
+            "actor_tn": str(self.actor_tn),
+            "defender_tn": str(self.defender_tn),
+            "actor_result": self.actor_result.label,
+            "defender_result": self.defender_result.label,
+        }
+
+
+def roll_exchange(
+    actor_tn: Rating,
+    actor_roll: int,
+    defender_tn: Rating,
+    defender_roll: int,
+    *,
+    bid: int,
+    held: int,
+    better_roll: str,
+    actor_hero_point: bool = False,
+    defender_hero_point: bool = False,
+    actor_bumps: int = 0,
+    defender_bumps: int = 0,
+    actor_name: str,
+    defender_name: str,
+) -> Exchange:
+    """Play one exchange (§5.3.1 step 4, R13): the actor bids `bid` out of the `held`
+    AP (more is a desperation stake, §5.3.6), both roll, bumps and hero points apply
+    (R5) and the Extended Contest Table reads the results."""
+    actor_result, defender_result = opposed_results(
+        actor_tn,
+        actor_roll,
+        defender_tn,
+        defender_roll,
+        first_hero_point=actor_hero_point,
+        second_hero_point=defender_hero_point,
+        first_bumps=actor_bumps,
+        second_bumps=defender_bumps,
+        first_name=actor_name,
+        second_name=defender_name,
+    )
+    effect = exchange_effect(
+        actor_result, defender_result, actor_roll, defender_roll, bid, better_roll=better_roll
+    )
+    return Exchange(
+        bid,
+        bid > held,
+        actor_roll,
+        defender_roll,
+        actor_tn,
+        defender_tn,
+        actor_result,
+        defender_result,
+        effect,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Disengagement:
+    """A try to leave the contest as rolled (§5.3.9), seen from the side leaving."""
+
+    outcome: Outcome
+    transfer: int
+    """AP the side gives the other: a defeat's part of its current AP."""
+    log: dict[str, Any]
+    """The log fields of the two rolls, abilities and results."""
+
+    @property
+    def left(self) -> bool:
+        """Any victory leaves the contest; nobody wins it."""
+        return self.outcome.level > 0
+
+
+def roll_disengagement(
+    ability: Rating,
+    roll: int,
+    opposing: Rating,
+    opponent_roll: int,
+    *,
+    current_ap: int,
+    better_roll: str,
+    hero_point: bool = False,
+    opponent_hero_point: bool = False,
+    bumps: int = 0,
+    opponent_bumps: int = 0,
+    name: str,
+    opponent_name: str,
+) -> Disengagement:
+    """The simple contest of a disengagement (§5.3.9): `ability` against the `opposing`
+    one keeping the side in. A defeat transfers part of the side's `current_ap` to the
+    other side (the failed disengagement table); a tie changes nothing."""
+    outcome = simple_outcome(
+        ability,
+        roll,
+        opposing,
+        opponent_roll,
+        better_roll=better_roll,
+        first_hero_point=hero_point,
+        second_hero_point=opponent_hero_point,
+        first_bumps=bumps,
+        second_bumps=opponent_bumps,
+        first_name=name,
+        second_name=opponent_name,
+    )
+    log = {
+        "roll": roll,
+        "opponent_roll": opponent_roll,
+        "tn": str(ability),
+        "opponent_tn": str(opposing),
+        "result": outcome.pc_result.label,
+        "opponent_result": outcome.opponent_result.label,
+    }
+    return Disengagement(outcome, disengagement_transfer(outcome.level, current_ap), log)
+
+
+def roll_against_resistance(
+    ability: Rating,
+    roll: int,
+    resistance: Rating,
+    resistance_roll: int,
+    *,
+    better_roll: str,
+    hero_point: bool = False,
+    bumps: int = 0,
+    name: str,
+) -> tuple[Outcome, dict[str, Any]]:
+    """A simple contest of one ability against a resistance (§5.3.5 final action,
+    §5.3.10 lending, §5.3.11 gifting): the outcome and the log fields that tell it."""
+    outcome = simple_outcome(
+        ability,
+        roll,
+        resistance,
+        resistance_roll,
+        better_roll=better_roll,
+        first_hero_point=hero_point,
+        first_bumps=bumps,
+        first_name=name,
+    )
+    return outcome, {
+        "roll": roll,
+        "resistance_roll": resistance_roll,
+        "tn": str(ability),
+        "resistance": str(resistance),
+        "result": outcome.pc_result.label,
+        "resistance_result": outcome.opponent_result.label,
+        "hero_point": hero_point,
+        "outcome": outcome_words(outcome.level),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Gift:
+    """An AP gift as rolled (§5.3.11): what the recipient and its opponent gain."""
+
+    recipient_gain: int
+    opponent_gain: int
+    log: dict[str, Any]
+    """The log fields from the bid to the outcome."""
+
+
+def roll_gift(
+    rating: Any, bid: Any, roll: Any, resistance_roll: Any, hero_point: Any, *, better_roll: str
+) -> Gift:
+    """An uninvolved character tries to raise a side's AP (§5.3.11).
+
+    The gifter bids at most their `rating` (masteries counting 20) and rolls against a
+    resistance of twice the bid; `hero_point` is the gifter's own. The AP Gifting
+    table sets what the recipient, or on a defeat its opponent, gains.
+    """
+    gifter = read_rating(rating, "the gifter's rating")
+    bid = check_bid(
+        bid, gifter.total, "the gifter's", "an AP gift never exceeds the gifter's rating"
+    )
+    roll = read_roll(roll, "the gifter's roll")
+    resistance_roll = read_roll(resistance_roll, "the resistance's roll")
+    hero_point = read_flag(hero_point, "hero_point")
+    outcome, log = roll_against_resistance(
+        gifter,
+        roll,
+        gifting_resistance(bid),
+        resistance_roll,
+        better_roll=better_roll,
+        hero_point=hero_point,
+        name="the gifter",
+    )
+    recipient_gain, opponent_gain = gifting_effect(outcome.level, bid)
+    return Gift(recipient_gain, opponent_gain, {"bid": bid, **log})
+
+
+# ---------------------------------------------------------------------------
 # The one-on-one extended contest
 # ---------------------------------------------------------------------------
 
@@ -793,25 +1018,23 @@ class ExtendedContest(ContestMachine):
         pc_modifier = read_int(pc_modifier, "pc_modifier")
         tns = {side: self.sides[side].tn for side in SIDES}
         tns["pc"] = tns["pc"] + pc_modifier
-        pc_result, opponent_result = opposed_results(
-            tns["pc"],
-            actor_roll if actor == "pc" else defender_roll,
-            tns["opponent"],
-            defender_roll if actor == "pc" else actor_roll,
-            first_hero_point=hero_point,
-            first_bumps=self.sides["pc"].bumps,
-            first_name="the pc",
-        )
-        results = {"pc": pc_result, "opponent": opponent_result}
-        effect = exchange_effect(
-            results[actor],
-            results[defender],
+        exchange = roll_exchange(
+            tns[actor],
             actor_roll,
+            tns[defender],
             defender_roll,
-            bid,
+            bid=bid,
+            held=held,
             better_roll=self.better_roll,
+            # Only the PC has hero points; a resistance has no bumps (R2).
+            actor_hero_point=hero_point and actor == "pc",
+            defender_hero_point=hero_point and defender == "pc",
+            actor_bumps=self.sides[actor].bumps,
+            defender_bumps=self.sides[defender].bumps,
+            actor_name=f"the {actor}",
+            defender_name=f"the {defender}",
         )
-        changes = {actor: effect.actor_change, defender: effect.defender_change}
+        changes = {actor: exchange.effect.actor_change, defender: exchange.effect.defender_change}
         for side in SIDES:
             self.sides[side].ap += changes[side]
             self.sides[side].used.append(self.sides[side].tn.total)
@@ -822,16 +1045,9 @@ class ExtendedContest(ContestMachine):
             "round": round_now,
             "actor": actor,
             "defender": defender,
-            "bid": bid,
-            "desperation": bid > held,
-            "actor_roll": actor_roll,
-            "defender_roll": defender_roll,
-            "actor_tn": str(tns[actor]),
-            "defender_tn": str(tns[defender]),
-            "actor_result": results[actor].label,
-            "defender_result": results[defender].label,
+            **exchange.log(),
             "hero_point": hero_point,
-            "rule": effect.rule,
+            "rule": exchange.effect.rule,
             "change": {side: changes[side] for side in SIDES},
             "ap": {side: self.sides[side].ap for side in SIDES},
             "defeated": self.defeated,
@@ -887,53 +1103,44 @@ class ExtendedContest(ContestMachine):
         other = _other(side)
         if side == "opponent" and rating is not None:
             raise RulesError("the GM disengages with the resistance's own rating (§5.3.9)")
-        mine = (
-            self.sides[side].tn
-            if rating is None
-            else read_rating(rating, "the disengaging ability")
+        mine, bumps = ability_in_use(
+            self.sides[side].tn, self.sides[side].bumps, rating, "the disengaging ability"
         )
-        theirs = (
-            self.sides[other].tn
-            if opponent_rating is None
-            else read_rating(opponent_rating, "the opposing ability")
+        theirs, their_bumps = ability_in_use(
+            self.sides[other].tn, self.sides[other].bumps, opponent_rating, "the opposing ability"
         )
         roll = read_roll(roll, f"the {side}'s roll")
         opponent_roll = read_roll(opponent_roll, f"the {other}'s roll")
         hero_point = read_flag(hero_point, "hero_point")
-        outcome = simple_outcome(
+        attempt = roll_disengagement(
             mine,
             roll,
             theirs,
             opponent_roll,
+            current_ap=self.sides[side].ap,
             better_roll=self.better_roll,
-            first_hero_point=hero_point and side == "pc",
-            second_hero_point=hero_point and other == "pc",
-            first_bumps=self.sides[side].bumps if rating is None else 0,
-            second_bumps=self.sides[other].bumps if opponent_rating is None else 0,
-            first_name=f"the {side}",
-            second_name=f"the {other}",
+            hero_point=hero_point and side == "pc",
+            opponent_hero_point=hero_point and other == "pc",
+            bumps=bumps,
+            opponent_bumps=their_bumps,
+            name=f"the {side}",
+            opponent_name=f"the {other}",
         )
         if hero_point:
             self.sides["pc"].hero_points_spent += 1
-        transfer = disengagement_transfer(outcome.level, self.sides[side].ap)
-        self.sides[side].ap -= transfer
-        self.sides[other].ap += transfer
-        if outcome.level > 0:
+        self.sides[side].ap -= attempt.transfer
+        self.sides[other].ap += attempt.transfer
+        if attempt.left:
             self.disengaged = side
         entry = {
             "kind": "disengage",
             "round": round_now,
             "actor": side,
-            "roll": roll,
-            "opponent_roll": opponent_roll,
-            "tn": str(mine),
-            "opponent_tn": str(theirs),
-            "result": outcome.pc_result.label,
-            "opponent_result": outcome.opponent_result.label,
+            **attempt.log,
             "hero_point": hero_point,
-            "outcome": outcome_words(outcome.level),
-            "left": outcome.level > 0,
-            "change": {side: -transfer, other: transfer},
+            "outcome": outcome_words(attempt.outcome.level),
+            "left": attempt.left,
+            "change": {side: -attempt.transfer, other: attempt.transfer},
             "ap": {s: self.sides[s].ap for s in SIDES},
         }
         self.exchanges.append(entry)
@@ -985,41 +1192,18 @@ class ExtendedContest(ContestMachine):
         Free: it takes no one's turn.
         """
         recipient = self._check_side(recipient, "recipient")
-        gifter = read_rating(rating, "the gifter's rating")
-        bid = check_bid(
-            bid, gifter.total, "the gifter's", "an AP gift never exceeds the gifter's rating"
+        gift = roll_gift(
+            rating, bid, roll, resistance_roll, hero_point, better_roll=self.better_roll
         )
-        roll = read_roll(roll, "the gifter's roll")
-        resistance_roll = read_roll(resistance_roll, "the resistance's roll")
-        hero_point = read_flag(hero_point, "hero_point")
-        resistance = gifting_resistance(bid)
-        outcome = simple_outcome(
-            gifter,
-            roll,
-            resistance,
-            resistance_roll,
-            better_roll=self.better_roll,
-            first_hero_point=hero_point,
-            first_name="the gifter",
-        )
-        recipient_gain, opponent_gain = gifting_effect(outcome.level, bid)
         other = _other(recipient)
-        self.sides[recipient].ap += recipient_gain
-        self.sides[other].ap += opponent_gain
+        self.sides[recipient].ap += gift.recipient_gain
+        self.sides[other].ap += gift.opponent_gain
         entry = {
             "kind": "gift",
             "round": self.round,
             "recipient": recipient,
-            "bid": bid,
-            "roll": roll,
-            "resistance_roll": resistance_roll,
-            "tn": str(gifter),
-            "resistance": str(resistance),
-            "result": outcome.pc_result.label,
-            "resistance_result": outcome.opponent_result.label,
-            "hero_point": hero_point,
-            "outcome": outcome_words(outcome.level),
-            "change": {recipient: recipient_gain, other: opponent_gain},
+            **gift.log,
+            "change": {recipient: gift.recipient_gain, other: gift.opponent_gain},
             "ap": {s: self.sides[s].ap for s in SIDES},
         }
         self.exchanges.append(entry)

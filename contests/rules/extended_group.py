@@ -17,22 +17,21 @@ from .dice import Result
 from .errors import IllegalAction, RulesError
 from .extended import (
     DEFAULT_BID,
+    ability_in_use,
     check_bid,
     defeat_degree,
-    disengagement_transfer,
-    exchange_effect,
     final_action_ap,
     final_action_resistance,
     fraction_up,
-    gifting_effect,
-    gifting_resistance,
     lending_effect,
     lending_resistance,
-    opposed_results,
     outcome_words,
     pc_bid_limit,
     pc_bid_reason,
-    simple_outcome,
+    roll_against_resistance,
+    roll_disengagement,
+    roll_exchange,
+    roll_gift,
     starting_ap,
     total_modifier,
 )
@@ -615,33 +614,30 @@ class GroupExtendedContest(ContestMachine):
             defender, defender_modifier, "defender_modifier"
         )
         both_lose_half = read_flag(both_lose_half, "both_lose_half")
-        actor_result, defender_result = opposed_results(
+        exchange = roll_exchange(
             actor_tn,
             actor_roll,
             defender_tn,
             defender_roll,
-            first_hero_point=actor_hp,
-            second_hero_point=defender_hp,
-            first_bumps=actor.bumps,
-            second_bumps=defender.bumps,
-            first_name=actor.name,
-            second_name=defender.name,
-        )
-        effect = exchange_effect(
-            actor_result,
-            defender_result,
-            actor_roll,
-            defender_roll,
-            bid,
+            bid=bid,
+            held=held,
             better_roll=self.better_roll,
+            actor_hero_point=actor_hp,
+            defender_hero_point=defender_hp,
+            actor_bumps=actor.bumps,
+            defender_bumps=defender.bumps,
+            actor_name=actor.name,
+            defender_name=defender.name,
         )
         actor_change, defender_change, rule = (
-            effect.actor_change,
-            effect.defender_change,
-            effect.rule,
+            exchange.effect.actor_change,
+            exchange.effect.defender_change,
+            exchange.effect.rule,
         )
         if both_lose_half:
-            if not (actor_result is Result.FUMBLE and defender_result is Result.FUMBLE):
+            if not (
+                exchange.actor_result is Result.FUMBLE and exchange.defender_result is Result.FUMBLE
+            ):
                 raise IllegalAction(
                     "both contestants lose 1/2x bid only on a both-fumble tie (§5.3.1 footnote)"
                 )
@@ -659,14 +655,7 @@ class GroupExtendedContest(ContestMachine):
             "round": self.round,
             "actor": actor.name,
             "defender": defender.name,
-            "bid": bid,
-            "desperation": bid > held,
-            "actor_roll": actor_roll,
-            "defender_roll": defender_roll,
-            "actor_tn": str(actor_tn),
-            "defender_tn": str(defender_tn),
-            "actor_result": actor_result.label,
-            "defender_result": defender_result.label,
+            **exchange.log(),
             "actor_hero_point": actor_hp,
             "defender_hero_point": defender_hp,
             "rule": rule,
@@ -721,51 +710,44 @@ class GroupExtendedContest(ContestMachine):
         other = self._opponent_of(person, opponent, "opponent")
         if not person.pc and rating is not None:
             raise RulesError(f"{name} is a resistance: it disengages with its own rating (§5.3.9)")
-        mine = person.tn if rating is None else read_rating(rating, "the disengaging ability")
-        theirs = (
-            other.tn
-            if opponent_rating is None
-            else read_rating(opponent_rating, "the opposing ability")
+        mine, bumps = ability_in_use(person.tn, person.bumps, rating, "the disengaging ability")
+        theirs, their_bumps = ability_in_use(
+            other.tn, other.bumps, opponent_rating, "the opposing ability"
         )
         roll = read_roll(roll, f"{name}'s roll")
         opponent_roll = read_roll(opponent_roll, f"{other.name}'s roll")
         my_hp = self._hero_point(person, hero_point, "hero_point")
         their_hp = self._hero_point(other, opponent_hero_point, "opponent_hero_point")
-        outcome = simple_outcome(
+        attempt = roll_disengagement(
             mine,
             roll,
             theirs,
             opponent_roll,
+            current_ap=person.ap,
             better_roll=self.better_roll,
-            first_hero_point=my_hp,
-            second_hero_point=their_hp,
-            first_bumps=person.bumps if rating is None else 0,
-            second_bumps=other.bumps if opponent_rating is None else 0,
-            first_name=name,
-            second_name=other.name,
+            hero_point=my_hp,
+            opponent_hero_point=their_hp,
+            bumps=bumps,
+            opponent_bumps=their_bumps,
+            name=name,
+            opponent_name=other.name,
         )
         person.hero_points_spent += my_hp
         other.hero_points_spent += their_hp
-        transfer = disengagement_transfer(outcome.level, person.ap)
-        person.ap -= transfer
-        other.ap += transfer
-        person.withdrawn = outcome.level > 0
+        person.ap -= attempt.transfer
+        other.ap += attempt.transfer
+        person.withdrawn = attempt.left
         entry = {
             "kind": "disengage",
             "round": self.round,
             "actor": name,
             "opponent": other.name,
-            "roll": roll,
-            "opponent_roll": opponent_roll,
-            "tn": str(mine),
-            "opponent_tn": str(theirs),
-            "result": outcome.pc_result.label,
-            "opponent_result": outcome.opponent_result.label,
+            **attempt.log,
             "hero_point": my_hp,
             "opponent_hero_point": their_hp,
-            "outcome": outcome_words(outcome.level),
-            "left": person.withdrawn,
-            "change": {name: -transfer, other.name: transfer},
+            "outcome": outcome_words(attempt.outcome.level),
+            "left": attempt.left,
+            "change": {name: -attempt.transfer, other.name: attempt.transfer},
         }
         self.exchanges.append(entry)
         self._finish_turn(name)
@@ -817,20 +799,19 @@ class GroupExtendedContest(ContestMachine):
         amount = check_bid(
             amount, person.ap, f"{name}'s", "a loan is some or all of the AP you hold"
         )
-        ability = person.tn if rating is None else read_rating(rating, "the lending ability")
+        ability, bumps = ability_in_use(person.tn, person.bumps, rating, "the lending ability")
         roll = read_roll(roll, f"{name}'s roll")
         resistance_roll = read_roll(resistance_roll, "the resistance's roll")
         hero_point = self._hero_point(person, hero_point, "hero_point")
-        resistance = lending_resistance(amount)
-        outcome = simple_outcome(
+        outcome, log = roll_against_resistance(
             ability,
             roll,
-            resistance,
+            lending_resistance(amount),
             resistance_roll,
             better_roll=self.better_roll,
-            first_hero_point=hero_point,
-            first_bumps=person.bumps if rating is None else 0,
-            first_name=name,
+            hero_point=hero_point,
+            bumps=bumps,
+            name=name,
         )
         person.hero_points_spent += hero_point
         target_change, lender_change = lending_effect(outcome.level, amount)
@@ -842,14 +823,7 @@ class GroupExtendedContest(ContestMachine):
             "actor": name,
             "target": target,
             "amount": amount,
-            "roll": roll,
-            "resistance_roll": resistance_roll,
-            "tn": str(ability),
-            "resistance": str(resistance),
-            "result": outcome.pc_result.label,
-            "resistance_result": outcome.opponent_result.label,
-            "hero_point": hero_point,
-            "outcome": outcome_words(outcome.level),
+            **log,
             "change": {name: lender_change, target: target_change},
         }
         self.exchanges.append(entry)
@@ -893,15 +867,14 @@ class GroupExtendedContest(ContestMachine):
         roll = read_roll(roll, f"{name}'s roll")
         resistance_roll = read_roll(resistance_roll, "the resistance's roll")
         bump = self._hero_point(person, hero_point, "hero_point")
-        resistance = final_action_resistance(person.ap)
-        outcome = simple_outcome(
+        outcome, log = roll_against_resistance(
             ability,
             roll,
-            resistance,
+            final_action_resistance(person.ap),
             resistance_roll,
             better_roll=self.better_roll,
-            first_hero_point=bump,
-            first_name=name,
+            hero_point=bump,
+            name=name,
         )
         person.final_action_used = True
         person.hero_points_spent += 1 + bump
@@ -914,14 +887,7 @@ class GroupExtendedContest(ContestMachine):
             "kind": "final_action",
             "round": self.round,
             "actor": name,
-            "roll": roll,
-            "resistance_roll": resistance_roll,
-            "tn": str(ability),
-            "resistance": str(resistance),
-            "result": outcome.pc_result.label,
-            "resistance_result": outcome.opponent_result.label,
-            "hero_point": bump,
-            "outcome": outcome_words(outcome.level),
+            **log,
             "back_in": person.is_in,
             "change": {name: person.ap - before},
         }
@@ -948,41 +914,18 @@ class GroupExtendedContest(ContestMachine):
         """
         receiver = self._in_person(recipient, "recipient")
         other = self._opponent_of(receiver, opponent, "opponent")
-        gifter = read_rating(rating, "the gifter's rating")
-        bid = check_bid(
-            bid, gifter.total, "the gifter's", "an AP gift never exceeds the gifter's rating"
+        gift = roll_gift(
+            rating, bid, roll, resistance_roll, hero_point, better_roll=self.better_roll
         )
-        roll = read_roll(roll, "the gifter's roll")
-        resistance_roll = read_roll(resistance_roll, "the resistance's roll")
-        hero_point = read_flag(hero_point, "hero_point")
-        resistance = gifting_resistance(bid)
-        outcome = simple_outcome(
-            gifter,
-            roll,
-            resistance,
-            resistance_roll,
-            better_roll=self.better_roll,
-            first_hero_point=hero_point,
-            first_name="the gifter",
-        )
-        recipient_gain, opponent_gain = gifting_effect(outcome.level, bid)
-        receiver.ap += recipient_gain
-        other.ap += opponent_gain
+        receiver.ap += gift.recipient_gain
+        other.ap += gift.opponent_gain
         entry = {
             "kind": "gift",
             "round": self.round,
             "recipient": recipient,
             "opponent": opponent,
-            "bid": bid,
-            "roll": roll,
-            "resistance_roll": resistance_roll,
-            "tn": str(gifter),
-            "resistance": str(resistance),
-            "result": outcome.pc_result.label,
-            "resistance_result": outcome.opponent_result.label,
-            "hero_point": hero_point,
-            "outcome": outcome_words(outcome.level),
-            "change": {recipient: recipient_gain, opponent: opponent_gain},
+            **gift.log,
+            "change": {recipient: gift.recipient_gain, opponent: gift.opponent_gain},
         }
         self.exchanges.append(entry)
         return entry

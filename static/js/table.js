@@ -41,3 +41,41 @@
     }
   });
 })();
+
+// Idempotency keys and sequence numbers for table actions.
+// Every action form carries a key; a double click sends the same key twice and the
+// server keeps one event. A new key is drawn once the server has answered.
+(function () {
+  function freshKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID().replace(/-/g, "");
+    return String(Date.now()) + Math.random().toString(16).slice(2);
+  }
+  function fillKeys(root) {
+    root.querySelectorAll("input[data-fresh-key]").forEach(function (input) {
+      if (!input.value) input.value = freshKey();
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { fillKeys(document); });
+  document.body.addEventListener("htmx:load", function (evt) { fillKeys(evt.target); });
+  document.body.addEventListener("htmx:oobAfterSwap", function (evt) { fillKeys(evt.target); });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    const form = evt.detail.elt;
+    if (form && form.querySelectorAll) {
+      form.querySelectorAll("input[data-fresh-key]").forEach(function (input) { input.value = freshKey(); });
+    }
+  });
+
+  // A broadcast whose sequence number skips one means we missed a message: ask the
+  // server for the full state instead of showing a table that differs from the others.
+  let lastSeen = { contest: null, seq: 0 };
+  document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
+    const match = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/.exec(evt.detail.message);
+    if (!match) return;
+    const contest = match[1], seq = Number(match[2]);
+    const gap = contest === lastSeen.contest && seq > lastSeen.seq + 1;
+    lastSeen = { contest: contest, seq: seq };
+    if (gap && evt.detail.socketWrapper) {
+      evt.detail.socketWrapper.send(JSON.stringify({ action: "resync" }));
+    }
+  });
+})();

@@ -1,0 +1,801 @@
+"""How a contest is played at the live table, from framing to consequences (issue 6).
+
+Pure Python like the rules engine it drives (no Django here): a `TableFlow` holds the
+table-level state of one contest (who uses which ability, modifiers, augments, pending
+rolls, hero point decisions, the engine's long-contest machine, suggested consequences)
+and changes only through `apply(action, data, actor, roller)`. Every action is checked
+for who may do it and whether the contest's phase allows it, and raises
+`IllegalAction`/`RulesError` with a readable message otherwise.
+
+Rolling actions write the dice they rolled back into `data`, so the service can store
+the completed `data` in the event and `replay` rebuilds the identical state from events.
+
+Phases: preparing (abilities, tactics, modifiers, augments) -> rolled (results shown,
+hero points may be spent) -> in a long contest back to preparing for the next round,
+until the engine says the contest is over -> resolved (consequences suggested) ->
+finished (the GM confirmed consequences and narration).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .rules import (
+    BENEFIT_OF_VICTORY,
+    CONSEQUENCE_OF_DEFEAT,
+    DEFAULT_BID,
+    ChainedContest,
+    ExtendedContest,
+    IllegalAction,
+    Modifier,
+    Rating,
+    Result,
+    RulesError,
+    ScoredContest,
+    augment_bonus,
+    hero_point_effect,
+    is_clearly_inferior,
+    quick_augment,
+    resistance,
+    rolled_augment,
+    simple_contest,
+    simple_odds,
+    spend_hero_point,
+    target_number,
+)
+from .rules.dice import check_roll
+from .rules.odds import odds_summary
+
+Roller = Callable[[], int]
+
+SIDES = ("pc", "opponent")
+LONG_KINDS = {"scored": ScoredContest, "extended": ExtendedContest, "chained": ChainedContest}
+KINDS = ("simple", *LONG_KINDS)
+MODIFIER_KINDS = ("stretch", "situational", "flaw", "mob", "ganging_up", "other")
+PLOT_AUGMENTS = (3, 6, 9, 20)  # §2.4.3
+MAX_TEXT = 300
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting: their user id, role at the table, and the characters they play."""
+
+    user_id: int
+    role: str  # "gm", "player" or "spectator"
+    character_ids: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == "gm"
+
+
+def _text(data: dict[str, Any], key: str, *, required: bool = False, limit: int = MAX_TEXT) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise RulesError(f"{key} must be text")
+    value = value.strip()
+    if required and not value:
+        raise RulesError(f"{key} is required")
+    if len(value) > limit:
+        raise RulesError(f"{key} is too long ({len(value)} characters; at most {limit})")
+    return value
+
+
+def _int(data: dict[str, Any], key: str, *, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{key} must be a whole number")
+    return value
+
+
+def _side(data: dict[str, Any], key: str = "side") -> str:
+    side = data.get(key)
+    if side not in SIDES:
+        raise RulesError(f"{key} must be 'pc' or 'opponent'")
+    return side
+
+
+def _roll(data: dict[str, Any], key: str, roller: Roller) -> int:
+    """The roll stored under `key`, rolling (and storing) it when there is none yet."""
+    if key not in data:
+        data[key] = roller()
+    try:
+        return check_roll(data[key])
+    except ValueError as error:
+        raise RulesError(f"{key}: {error}") from None
+
+
+class TableFlow:
+    """One contest at the table. Build it with `frame(...)`, change it with `apply`."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+
+    # -- building ---------------------------------------------------------------
+
+    @classmethod
+    def frame(cls, data: dict[str, Any]) -> TableFlow:
+        """A new contest from the GM's framing (validated, §2.3.2).
+
+        `data`: kind, prize, obstacle, better_roll, pc {name, character_id, player_id,
+        ability, rating, states}, opponent {name, rating, character_id?, player_id?,
+        ability?, states?}, stakes (scored: rising_action/climax).
+        """
+        kind = data.get("kind")
+        if kind not in KINDS:
+            raise RulesError(f"unknown contest type {kind!r}; choose one of {', '.join(KINDS)}")
+        better_roll = data.get("better_roll", "high")
+        if better_roll not in ("high", "low"):
+            raise RulesError("better_roll must be 'high' or 'low'")
+        stakes = data.get("stakes", "rising_action")
+        if stakes not in ("rising_action", "climax"):
+            raise RulesError("stakes must be 'rising_action' or 'climax'")
+        sides = {side: cls._read_side(data.get(side), side) for side in SIDES}
+        if sides["opponent"]["player_id"] is None and kind == "simple":
+            sides["opponent"]["ability"] = sides["opponent"]["ability"] or "Resistance"
+        state = {
+            "kind": kind,
+            "prize": _text(data, "prize"),
+            "obstacle": _text(data, "obstacle"),
+            "better_roll": better_roll,
+            "stakes": stakes,
+            "phase": "preparing",
+            "round": 1,
+            "sides": sides,
+            "pending": None,
+            "rounds": [],
+            "machine": None,
+            "outcome": None,
+            "suggested": [],
+            "applied": [],
+            "narration": "",
+        }
+        return cls(state)
+
+    @staticmethod
+    def _read_side(raw: Any, side: str) -> dict[str, Any]:
+        if not isinstance(raw, dict):
+            raise RulesError(f"the {side} side is missing")
+        name = _text(raw, "name", required=True, limit=120)
+        rating = raw.get("rating")
+        if rating is not None:
+            rating = Rating.parse(rating).total
+        states = raw.get("states", [])
+        if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
+            raise RulesError(f"the {side} side's states must be a list of state names")
+        for key in ("character_id", "player_id"):
+            value = raw.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise RulesError(f"{key} must be a whole number")
+        return {
+            "name": name,
+            "character_id": raw.get("character_id"),
+            "player_id": raw.get("player_id"),
+            "ability": _text(raw, "ability", limit=120),
+            "rating": rating,
+            "states": list(states),
+            "tactic": "",
+            "modifiers": [],
+            "augments": [],
+            "round_tactic": "normal",
+            "hero_points_spent": 0,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    @classmethod
+    def from_json(cls, state: dict[str, Any]) -> TableFlow:
+        return cls(copy.deepcopy(state))
+
+    @classmethod
+    def replay(
+        cls, framing: dict[str, Any], events: Iterable[tuple[str, dict, Actor]]
+    ) -> TableFlow:
+        """Rebuild a contest from its framing and its recorded (action, data, actor)."""
+        flow = cls.frame(framing)
+
+        def no_dice() -> int:
+            raise RulesError("a recorded action is missing its roll")
+
+        for action, data, actor in events:
+            flow.apply(action, copy.deepcopy(data), actor, no_dice)
+        return flow
+
+    # -- reading ------------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        return self.state["kind"]
+
+    @property
+    def phase(self) -> str:
+        return self.state["phase"]
+
+    @property
+    def is_long(self) -> bool:
+        return self.kind in LONG_KINDS
+
+    def side(self, side: str) -> dict[str, Any]:
+        return self.state["sides"][side]
+
+    def controls(self, actor: Actor, side: str) -> bool:
+        """The GM controls every side; a player the side of a character they play."""
+        if actor.is_gm:
+            return True
+        character_id = self.side(side)["character_id"]
+        return (
+            actor.role == "player"
+            and character_id is not None
+            and character_id in actor.character_ids
+        )
+
+    def target(self, side: str) -> Any:
+        """The side's target number now (§2.11, R9): rating, modifiers, augments, states."""
+        info = self.side(side)
+        if info["rating"] is None:
+            return None
+        # A mob or ganging-up adjusts the resistance (§2.14, §2.15): the GM puts it on
+        # the side it applies to, so it adds like any other modifier line.
+        modifiers = [
+            Modifier(
+                m["label"],
+                value=m["value"],
+                bumps=m["bumps"],
+                kind=m["kind"] if m["kind"] in ("stretch", "situational", "flaw") else "other",
+            )
+            for m in info["modifiers"]
+        ]
+        return target_number(
+            info["rating"],
+            modifiers=modifiers,
+            augments=[a["bonus"] for a in info["augments"] if a["bonus"]],
+            states=info["states"],
+        )
+
+    def odds(self) -> dict[str, Any] | None:
+        """Exact odds of every outcome for the PC before the roll (`simple_odds`), and
+        the victory/tie/defeat chances with and without a hero point."""
+        pc, opponent = self.target("pc"), self.target("opponent")
+        if pc is None or opponent is None:
+            return None
+        options = {
+            "better_roll": self.state["better_roll"],
+            "pc_bumps": pc.bumps,
+            "opponent_bumps": opponent.bumps,
+        }
+        return {
+            "outcomes": simple_odds(pc.rating, opponent.rating, **options),
+            "summary": odds_summary(pc.rating, opponent.rating, **options),
+        }
+
+    # -- acting -------------------------------------------------------------------
+
+    def apply(
+        self, action: str, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
+        """Perform one action; returns the event payload (summary, rolls, totals...).
+
+        Raises IllegalAction (not allowed now or not yours) or RulesError (bad input),
+        leaving the flow unchanged.
+        """
+        handler = getattr(self, f"_do_{action}", None) if action.isidentifier() else None
+        if handler is None:
+            raise RulesError(f"unknown action {action!r}")
+        if actor.role == "spectator":
+            raise IllegalAction("spectators watch; they cannot act in a contest")
+        saved = copy.deepcopy(self.state)
+        try:
+            payload = handler(data, actor, roller)
+        except Exception:
+            self.state = saved
+            raise
+        return payload
+
+    def _require_phase(self, *phases: str) -> None:
+        if self.phase not in phases:
+            names = {
+                "preparing": "before the roll",
+                "rolled": "after the roll, before it is resolved",
+                "resolved": "once the contest is decided",
+                "finished": "after the contest",
+            }
+            allowed = " or ".join(names[p] for p in phases)
+            raise IllegalAction(
+                f"that can only be done {allowed}; the contest is {names[self.phase]}"
+            )
+
+    def _require_gm(self, actor: Actor, what: str) -> None:
+        if not actor.is_gm:
+            raise IllegalAction(f"only the GM can {what}")
+
+    def _require_control(self, actor: Actor, side: str, what: str) -> None:
+        if not self.controls(actor, side):
+            raise IllegalAction(f"only {self.side(side)['name']}'s player or the GM can {what}")
+
+    def _do_choose_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """A player picks the ability (and its rating and states, from the sheet)."""
+        self._require_phase("preparing")
+        side = _side(data)
+        self._require_control(actor, side, "choose their ability")
+        if self.is_long and self.state["machine"] is not None:
+            raise IllegalAction("the contest has started; switch abilities with the GM's agreement")
+        info = self.side(side)
+        info["ability"] = _text(data, "ability", required=True, limit=120)
+        info["rating"] = Rating.parse(data.get("rating")).total
+        states = data.get("states", [])
+        if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
+            raise RulesError("states must be a list of state names")
+        info["states"] = states
+        rating, tn = Rating(info["rating"]), self.target(side).rating
+        return {"summary": f"{info['name']} uses {info['ability']} ({rating}); TN {tn}"}
+
+    def _do_set_tactic(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        self._require_phase("preparing")
+        side = _side(data)
+        self._require_control(actor, side, "describe their tactic")
+        info = self.side(side)
+        info["tactic"] = _text(data, "tactic", required=True)
+        round_tactic = data.get("round_tactic", "normal")
+        allowed = {
+            "scored": ("normal", "risky_gambit", "defensive", "asymmetrical", "disengage"),
+            "chained": ("normal", "disengage"),
+        }.get(self.kind, ("normal",))
+        if round_tactic not in allowed:
+            raise RulesError(
+                f"round_tactic must be one of {', '.join(allowed)} in a {self.kind} contest"
+            )
+        info["round_tactic"] = round_tactic
+        return {"summary": f"{info['name']}: {info['tactic']}"}
+
+    def _do_bid(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The acting side's bid in an extended contest (§5.3.1, R13: default 3)."""
+        self._require_phase("preparing")
+        if self.kind != "extended":
+            raise IllegalAction("bids belong to extended contests")
+        turn = self._machine().turn if self.state["machine"] else "pc"
+        self._require_control(actor, turn, "bid: it is their turn to act")
+        bid = _int(data, "bid")
+        if self.state["machine"]:
+            limit = self._machine().bid_limit(turn)
+        else:
+            limit = self.target(turn).rating.total
+        if not 1 <= bid <= limit:
+            raise RulesError(f"a bid is 1 to {limit} AP for {self.side(turn)['name']}; not {bid}")
+        self.state["bid"] = bid
+        return {"summary": f"{self.side(turn)['name']} bids {bid} AP"}
+
+    def _do_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM adds a modifier to one side (§2.11-2.15, R9)."""
+        self._require_gm(actor, "set modifiers")
+        self._require_phase("preparing")
+        side = _side(data)
+        kind = data.get("kind", "other")
+        if kind not in MODIFIER_KINDS:
+            raise RulesError(f"modifier kind must be one of {', '.join(MODIFIER_KINDS)}")
+        value, bumps = _int(data, "value", default=0), _int(data, "bumps", default=0)
+        if not -40 <= value <= 40 or not -3 <= bumps <= 3:
+            raise RulesError("a modifier is at most ±40 and ±3 bumps")
+        if value == 0 and bumps == 0:
+            raise RulesError("a modifier must change the value or give a bump")
+        label = _text(data, "label", limit=80) or kind.replace("_", " ")
+        info = self.side(side)
+        info["modifiers"].append({"label": label, "value": value, "bumps": bumps, "kind": kind})
+        return {
+            "summary": f"{label} {value:+d} to {info['name']}"
+            + (f", {bumps:+d} bump" if bumps else "")
+        }
+
+    def _do_remove_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        self._require_gm(actor, "remove modifiers")
+        self._require_phase("preparing")
+        side = _side(data)
+        index = _int(data, "index")
+        modifiers = self.side(side)["modifiers"]
+        if not 0 <= index < len(modifiers):
+            raise RulesError("there is no such modifier")
+        removed = modifiers.pop(index)
+        return {"summary": f"{removed['label']} removed from {self.side(side)['name']}"}
+
+    def _do_augment(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """An augment to a side before the roll (§2.4, R8): rolled, quick or plot."""
+        self._require_phase("preparing")
+        if self.is_long and self.state["machine"] is not None:
+            raise IllegalAction("augments come before the contest starts (§2.4)")
+        side = _side(data)
+        info = self.side(side)
+        kind = data.get("kind")
+        helper = _text(data, "helper", limit=120) or info["name"]
+        ability = _text(data, "ability", limit=120)
+        if kind == "plot":
+            self._require_gm(actor, "give a plot augment")
+            bonus = _int(data, "bonus")
+            if bonus not in PLOT_AUGMENTS:
+                raise RulesError("a plot augment is +3, +6, +9 or +20 (§2.4.3)")
+            entry = {"kind": "plot", "helper": "the GM", "ability": ability, "bonus": bonus}
+        elif kind in ("rolled", "quick"):
+            helper_id = data.get("helper_character_id")
+            own = helper_id is None or helper_id == info["character_id"]
+            if own:
+                self._require_control(actor, side, "augment their own ability")
+            elif not (actor.is_gm or helper_id in actor.character_ids):
+                raise IllegalAction("only the helper's player or the GM can offer that augment")
+            if not ability:
+                raise RulesError("name the augmenting ability")
+            # R8: one own augment per contest; after a failed attempt no other own attempt.
+            for earlier in info["augments"]:
+                if earlier["kind"] != "plot" and earlier["helper"] == helper:
+                    raise IllegalAction(
+                        f"{helper} has already tried to augment this contest (§2.4)"
+                    )
+            rating = Rating.parse(data.get("rating"))
+            if kind == "quick":
+                bonus = quick_augment(rating, rounding=data.get("rounding", "down"))
+                entry = {"kind": "quick", "helper": helper, "ability": ability, "bonus": bonus}
+            else:
+                roll = _roll(data, "roll", roller)
+                resistance_roll = _roll(data, "resistance_roll", roller)
+                base = _int(data, "base_resistance", default=14)
+                outcome = rolled_augment(
+                    rating, roll, resistance_roll, base=base, better_roll=self.state["better_roll"]
+                )
+                bonus = augment_bonus(outcome)
+                entry = {
+                    "kind": "rolled",
+                    "helper": helper,
+                    "ability": ability,
+                    "bonus": bonus,
+                    "roll": roll,
+                    "resistance_roll": resistance_roll,
+                    "tn": str(rating),
+                    "resistance": str(resistance("moderate", base)),
+                }
+        else:
+            raise RulesError("augment kind must be 'rolled', 'quick' or 'plot'")
+        info["augments"].append(entry)
+        payload: dict[str, Any] = {
+            "summary": f"{entry['helper']} augments {info['name']}"
+            + (f" with {ability}" if ability else "")
+            + f": {entry['bonus']:+d}",
+            "augments": [{"who": entry["helper"], "ability": ability, "bonus": entry["bonus"]}],
+        }
+        if kind == "rolled":
+            payload["rolls"] = [
+                {"who": helper, "ability": ability, "tn": entry["tn"], "roll": entry["roll"]},
+                {
+                    "who": "moderate resistance",
+                    "tn": entry["resistance"],
+                    "roll": entry["resistance_roll"],
+                },
+            ]
+        return payload
+
+    def _do_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM calls for the roll: both sides roll d20 (§4.1.1 step 4)."""
+        self._require_gm(actor, "call for the roll")
+        self._require_phase("preparing")
+        for side in SIDES:
+            if self.side(side)["rating"] is None:
+                raise IllegalAction(f"{self.side(side)['name']} has no ability or rating yet")
+        if self.is_long and self.state["machine"] is None:
+            self._start_machine()
+        pc_roll = _roll(data, "pc_roll", roller)
+        opponent_roll = _roll(data, "opponent_roll", roller)
+        outcome = self._simple_outcome(pc_roll, opponent_roll)
+        bid = self.state.get("bid", DEFAULT_BID) if self.kind == "extended" else None
+        self.state["pending"] = {
+            "bid": bid,
+            "pc_roll": pc_roll,
+            "opponent_roll": opponent_roll,
+            "pc_hero_point": False,
+            "opponent_hero_point": False,
+            "outcome": _outcome_json(outcome),
+        }
+        self.state["phase"] = "rolled"
+        pc_name, opponent_name = self.side("pc")["name"], self.side("opponent")["name"]
+        return {
+            "summary": f"{pc_name} rolled {pc_roll} ({outcome.pc_result.label}); "
+            f"{opponent_name} rolled {opponent_roll} ({outcome.opponent_result.label}): "
+            f"{outcome.describe} for {pc_name} so far",
+            "rolls": self._rolls_json(outcome),
+        }
+
+    def _do_hero_point(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """Spend a hero point to raise one's own result a step (§2.3.5.5, R5.3)."""
+        self._require_phase("rolled")
+        side = _side(data)
+        self._require_control(actor, side, "spend their hero point")
+        if self.side(side)["character_id"] is None:
+            raise IllegalAction("only player characters spend hero points")
+        pending = self.state["pending"]
+        key = f"{side}_hero_point"
+        if pending[key]:
+            raise IllegalAction("one hero point per roll (R5.3)")
+        before = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending=pending)
+        result = before.pc_result if side == "pc" else before.opponent_result
+        if result is Result.CRITICAL:
+            raise IllegalAction(
+                "a hero point cannot raise a critical: the result is already the best"
+            )
+        pending[key] = True
+        after = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending=pending)
+        pending["outcome"] = _outcome_json(after)
+        self.side(side)["hero_points_spent"] += 1
+        return {
+            "summary": f"{self.side(side)['name']} spends a hero point: "
+            f"{before.describe} becomes {after.describe}",
+            "hero_point": {"side": side, "character_id": self.side(side)["character_id"]},
+            "rolls": self._rolls_json(after),
+        }
+
+    def _do_resolve(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM settles the roll: a simple contest is decided; a long contest plays
+        the round through the engine and goes on until the engine says it is over."""
+        self._require_gm(actor, "resolve the roll")
+        self._require_phase("rolled")
+        pending = self.state["pending"]
+        if not self.is_long:
+            outcome = self._simple_outcome(
+                pending["pc_roll"], pending["opponent_roll"], pending=pending
+            )
+            self.state["outcome"] = _outcome_json(outcome)
+            self.state["rounds"].append(pending)
+            self.state["pending"] = None
+            self._decide(outcome.winner, outcome.degree)
+            return {
+                "summary": f"{self.side('pc')['name']}: {outcome.describe}",
+                "rolls": self._rolls_json(outcome),
+            }
+        machine = self._machine()
+        entry = self._play_machine_round(machine, pending)
+        self.state["machine"] = machine.to_json()
+        self.state["rounds"].append({**pending, "entry": _jsonable(entry)})
+        self.state["pending"] = None
+        self.state["round"] += 1
+        for side in SIDES:
+            info = self.side(side)
+            info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "situational"]
+            info["round_tactic"] = "normal"
+        self.state.pop("bid", None)
+        totals = self._totals(machine)
+        payload = {
+            "summary": f"Round {self.state['round'] - 1}: "
+            + ", ".join(f"{k} {v}" for k, v in totals.items()),
+            "totals": totals,
+            "totals_kind": "AP"
+            if self.kind == "extended"
+            else ("RP" if self.kind == "scored" else "state"),
+        }
+        if machine.is_over:
+            self._decide(machine.winner, machine.degree)
+        else:
+            self.state["phase"] = "preparing"
+        return payload
+
+    def _do_apply_consequences(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM confirms (or edits) the suggested consequences and benefits (§2.11)."""
+        self._require_gm(actor, "confirm consequences")
+        self._require_phase("resolved")
+        chosen = data.get("consequences")
+        if chosen is None:
+            chosen = self.state["suggested"]
+        if not isinstance(chosen, list):
+            raise RulesError("consequences must be a list")
+        applied = []
+        for item in chosen:
+            if not isinstance(item, dict) or item.get("side") not in SIDES:
+                raise RulesError("each consequence names a side")
+            state = item.get("state")
+            if state not in {s.value for s in CONSEQUENCE_OF_DEFEAT.values()} | {
+                s.value for s in BENEFIT_OF_VICTORY.values()
+            } | {"dead"}:
+                raise RulesError(f"{state!r} is not a state of adversity or fortune")
+            applied.append(
+                {
+                    "side": item["side"],
+                    "state": state,
+                    "character_id": self.side(item["side"])["character_id"],
+                    "ability": self.side(item["side"])["ability"],
+                }
+            )
+        self.state["applied"] = applied
+        self.state["phase"] = "finished"
+        narration = _text(data, "narration")
+        if narration:
+            self.state["narration"] = narration
+        listed = (
+            "; ".join(f"{self.side(a['side'])['name']} {a['state']}" for a in applied) or "none"
+        )
+        return {"summary": f"Consequences: {listed}", "applied": applied}
+
+    def _do_narrate(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        self._require_gm(actor, "narrate the outcome")
+        self._require_phase("resolved", "finished")
+        self.state["narration"] = _text(data, "narration", required=True)
+        return {"summary": self.state["narration"]}
+
+    # -- helpers ------------------------------------------------------------------
+
+    def _simple_outcome(self, pc_roll: int, opponent_roll: int, pending: dict | None = None) -> Any:
+        pc, opponent = self.target("pc"), self.target("opponent")
+        outcome = simple_contest(
+            pc.rating,
+            pc_roll,
+            opponent.rating,
+            opponent_roll,
+            better_roll=self.state["better_roll"],
+            pc_bumps=pc.bumps,
+            opponent_bumps=opponent.bumps,
+        )
+        if pending:
+            if pending["pc_hero_point"]:
+                outcome = spend_hero_point(outcome, side="pc")
+            if pending["opponent_hero_point"]:
+                outcome = spend_hero_point(outcome, side="opponent")
+        return outcome
+
+    def hero_point_offer(self) -> str | None:
+        """What the PC's hero point would do to the pending roll, in words."""
+        pending = self.state.get("pending")
+        if self.phase != "rolled" or not pending or pending["pc_hero_point"]:
+            return None
+        return hero_point_effect(
+            self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending)
+        )
+
+    def _rolls_json(self, outcome: Any) -> list[dict[str, Any]]:
+        rows = []
+        for side, roll, result in (
+            ("pc", outcome.pc_roll, outcome.pc_result),
+            ("opponent", outcome.opponent_roll, outcome.opponent_result),
+        ):
+            info, tn = self.side(side), self.target(side)
+            rows.append(
+                {
+                    "who": info["name"],
+                    "ability": info["ability"],
+                    "tn": str(tn.rating),
+                    "roll": roll,
+                    "result": result.label,
+                    "bumps": tn.bumps,
+                    "hero_point": bool((self.state.get("pending") or {}).get(f"{side}_hero_point")),
+                }
+            )
+        return rows
+
+    def _start_machine(self) -> None:
+        pc, opponent = self.target("pc"), self.target("opponent")
+        setup: dict[str, Any] = {
+            "pc": pc.rating.total,
+            "opponent": opponent.rating.total,
+            "better_roll": self.state["better_roll"],
+        }
+        if self.kind == "scored":
+            setup.update(
+                pc_name=self.side("pc")["name"],
+                opponent_name=self.side("opponent")["name"],
+                stakes=self.state["stakes"],
+                opponent_is_pc=self.side("opponent")["character_id"] is not None,
+            )
+        elif self.kind == "chained":
+            setup["opponent_is_pc"] = self.side("opponent")["character_id"] is not None
+        elif self.kind == "extended":
+            setup["pc_bumps"] = pc.bumps
+        machine = LONG_KINDS[self.kind](**setup)
+        self.state["machine"] = machine.to_json()
+        # Later rounds' situational modifiers are the change from these TNs (R9).
+        self.state["start_tn"] = {"pc": pc.rating.total, "opponent": opponent.rating.total}
+
+    def _machine(self) -> Any:
+        return LONG_KINDS[self.kind].from_json(self.state["machine"])
+
+    def _play_machine_round(self, machine: Any, pending: dict) -> Any:
+        """Play the pending roll as the engine's next round or exchange (§5)."""
+        change = {
+            side: self.target(side).rating.total - self.state["start_tn"][side] for side in SIDES
+        }
+        rolls = {"pc_roll": pending["pc_roll"], "opponent_roll": pending["opponent_roll"]}
+        hero_points = {
+            "pc_hero_point": pending["pc_hero_point"],
+            "opponent_hero_point": pending["opponent_hero_point"],
+        }
+        tactic = {side: self.side(side)["round_tactic"] for side in SIDES}
+        if self.kind == "scored":
+            return machine.play_round(
+                **rolls,
+                **hero_points,
+                pc_tactic=tactic["pc"],
+                opponent_tactic=tactic["opponent"],
+                pc_modifier=change["pc"],
+                opponent_modifier=change["opponent"],
+            )
+        if self.kind == "chained":
+            return machine.play_round(
+                **rolls,
+                **hero_points,
+                pc_modifier=change["pc"],
+                opponent_modifier=change["opponent"],
+                pc_disengages=tactic["pc"] == "disengage",
+                opponent_disengages=tactic["opponent"] == "disengage",
+            )
+        # Extended (§5.3.1): the side whose turn it is acts with its bid; the other defends.
+        actor = machine.turn
+        defender = "opponent" if actor == "pc" else "pc"
+        return machine.exchange(
+            actor=actor,
+            actor_roll=pending[f"{actor}_roll"],
+            defender_roll=pending[f"{defender}_roll"],
+            bid=pending["bid"],
+            hero_point=pending["pc_hero_point"],
+            pc_modifier=change["pc"],
+        )
+
+    def _totals(self, machine: Any) -> dict[str, Any]:
+        names = {side: self.side(side)["name"] for side in SIDES}
+        if self.kind == "scored":
+            return {names["pc"]: machine.pc_points, names["opponent"]: machine.opponent_points}
+        if self.kind == "extended":
+            return {names["pc"]: machine.pc_ap, names["opponent"]: machine.opponent_ap}
+        state = machine.state()
+        return {
+            names["pc"]: state["pc_state"] or "unharmed",
+            names["opponent"]: state["opponent_state"] or "unharmed",
+        }
+
+    def _decide(self, winner: str | None, degree: str | None) -> None:
+        """Record the outcome and suggest consequences of defeat and benefits of victory
+        (§2.11, R10): none for a tie, and no benefit against a clearly inferior opponent."""
+        self.state["outcome"] = {"winner": winner, "degree": degree}
+        self.state["phase"] = "resolved"
+        suggested = []
+        if winner in SIDES and degree:
+            loser = "opponent" if winner == "pc" else "pc"
+            suggested.append({"side": loser, "state": CONSEQUENCE_OF_DEFEAT[degree].value})
+            winner_rating = self.side(winner)["rating"]
+            loser_rating = self.side(loser)["rating"]
+            if not is_clearly_inferior(winner_rating, loser_rating):
+                suggested.append({"side": winner, "state": BENEFIT_OF_VICTORY[degree].value})
+        self.state["suggested"] = [
+            s for s in suggested if self.side(s["side"])["character_id"] is not None
+        ]
+
+    def level_for_pc(self) -> int | None:
+        """+4 complete victory .. -4 complete defeat for the PC side; 0 a tie."""
+        outcome = self.state.get("outcome")
+        if not outcome:
+            return None
+        if outcome["winner"] not in SIDES or not outcome["degree"]:
+            return 0
+        step = ("marginal", "minor", "major", "complete").index(outcome["degree"]) + 1
+        return step if outcome["winner"] == "pc" else -step
+
+
+def _outcome_json(outcome: Any) -> dict[str, Any]:
+    return {
+        "winner": outcome.winner,
+        "degree": outcome.degree,
+        "pc_result": outcome.pc_result.label,
+        "opponent_result": outcome.opponent_result.label,
+        "describe": outcome.describe,
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return _jsonable(value._asdict())
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Result):
+        return value.label
+    if isinstance(value, Rating):
+        return str(value)
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)

@@ -1,0 +1,120 @@
+"""Rendering the live table for its audiences, and broadcasting contest changes.
+
+A broadcast renders each fragment once per audience (GM, players, spectators), not
+once per socket; the consumer picks the audience's copy. Controls meant for one
+player carry `data-for-user` and the page hides the ones that are not theirs; the
+server checks every action anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from .broadcast import send_to_table_sync
+from .flows import TableFlow
+from .models import Contest, ContestEvent, ContestStatus
+
+AUDIENCES = ("gm", "player", "spectator")
+LOG_LENGTH = 30
+
+
+def current_contest(campaign_id: int) -> Contest | None:
+    """The contest on the table: the latest one not yet finished, else the latest."""
+    open_contest = (
+        Contest.objects.filter(campaign_id=campaign_id)
+        .exclude(status__in=[ContestStatus.FINISHED, ContestStatus.ABANDONED])
+        .order_by("-number")
+        .first()
+    )
+    if open_contest:
+        return open_contest
+    return Contest.objects.filter(campaign_id=campaign_id).order_by("-number").first()
+
+
+def _visible_payload(event: ContestEvent, audience: str) -> dict[str, Any] | None:
+    payload = event.payload
+    if payload.get("gm_only") and audience != "gm":
+        return None
+    return payload
+
+
+def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
+    """Everything the contest panel and roll log show to one audience."""
+    if contest is None:
+        return {"contest": None, "audience": audience, "events": [], "seq": 0}
+    flow = TableFlow.from_json(contest.state)
+    sheets = _sheets([flow.side(side)["character_id"] for side in ("pc", "opponent")])
+    sides = []
+    for side in ("pc", "opponent"):
+        info = flow.side(side)
+        tn = flow.target(side)
+        sides.append({"key": side, **info, "tn": tn, "sheet": sheets.get(info["character_id"], [])})
+    events = []
+    for event in contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH]:
+        payload = _visible_payload(event, audience)
+        if payload is not None:
+            events.append({"seq": event.seq, "type": event.type, "actor": event.actor, **payload})
+    machine_totals = None
+    if flow.is_long and flow.state.get("rounds"):
+        machine_totals = _totals_from_rounds(contest)
+    return {
+        "contest": contest,
+        "flow": flow,
+        "state": flow.state,
+        "sides": sides,
+        "odds": flow.odds() if flow.phase == "preparing" else None,
+        "hero_point_offer": flow.hero_point_offer(),
+        "audience": audience,
+        "events": events,
+        "seq": contest.seq,
+        "totals": machine_totals,
+    }
+
+
+def _sheets(character_ids: list[int | None]) -> dict[int, list[Any]]:
+    """The abilities players may pick from, for the characters in a contest (one query)."""
+    from characters.models import Ability
+
+    wanted = [c for c in character_ids if c is not None]
+    sheets: dict[int, list[Any]] = {c: [] for c in wanted}
+    if wanted:
+        abilities = Ability.objects.filter(character_id__in=wanted, follower__isnull=True)
+        for ability in abilities.order_by("position", "id"):
+            sheets[ability.character_id].append(ability)
+    return sheets
+
+
+def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
+    latest = (
+        contest.events.filter(type="resolve")
+        .order_by("-seq")
+        .values_list("payload", flat=True)
+        .first()
+    )
+    if not latest or "totals" not in latest:
+        return None
+    return {"values": latest["totals"], "kind": latest.get("totals_kind", "")}
+
+
+def render_contest(contest: Contest | None, audience: str, *, oob: bool = True) -> str:
+    """The contest panel and the roll log, as out-of-band fragments."""
+    context = {**contest_context(contest, audience), "oob": oob}
+    return render_to_string("contests/table.html#contest", context) + render_to_string(
+        "contests/table.html#log", context
+    )
+
+
+def broadcast_contest(contest_id: int, seq: int) -> None:
+    """Send the contest's new state to everyone at its table, once per audience."""
+    contest = Contest.objects.select_related("campaign").get(pk=contest_id)
+    html = {audience: render_contest(contest, audience) for audience in AUDIENCES}
+    send_to_table_sync(
+        contest.campaign_id,
+        {"type": "table.contest", "contest_id": contest_id, "seq": seq, "html": html},
+    )
+
+
+def render_error(text: str, kind: str = "error") -> str:
+    return render_to_string("contests/table.html#error", {"error": text, "kind": kind})

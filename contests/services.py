@@ -1,0 +1,455 @@
+"""Every change to a contest: framing, each action at the table, and undo (issue 6).
+
+Each call is one transaction that locks the contest row, checks who may act, validates
+through the rules engine (via `TableFlow`), appends one `ContestEvent` and broadcasts
+only after commit. A client idempotency key makes a double click, a resend or two
+browsers submitting the same action at once give exactly one event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from campaigns.access import campaign_role
+from campaigns.models import Campaign, Session
+from characters.models import Ability, Character
+
+from .flows import Actor, TableFlow
+from .models import Contest, ContestEvent, ContestParticipant, ContestStatus
+from .rules import IllegalAction, Rating, RulesError, d20, resistance
+
+MAX_KEY_LENGTH = 64
+UNDOABLE = "undone"
+
+
+class ContestError(Exception):
+    """An action the table refuses, with a message for the person who tried it."""
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    contest: Contest
+    event: ContestEvent
+    created: bool  # False: the same idempotency key was already done ("already done")
+
+
+def actor_for(campaign: Campaign, user) -> Actor:
+    """The user as an actor at this campaign's table, or PermissionDenied."""
+    role = campaign_role(campaign, user)
+    if role is None:
+        raise PermissionDenied("not a member of this campaign")
+    characters = Character.objects.filter(campaign=campaign, player=user).values_list(
+        "id", flat=True
+    )
+    return Actor(user_id=user.pk, role=str(role), character_ids=frozenset(characters))
+
+
+def _check_key(key: str) -> str:
+    if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise ContestError("every action needs an idempotency key of 1 to 64 characters")
+    return key
+
+
+def _open_session(campaign: Campaign) -> Session:
+    session = Session.objects.filter(campaign=campaign, ended_at__isnull=True).first()
+    if session is None:
+        raise ContestError("start a session first: every contest belongs to a session")
+    return session
+
+
+def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
+    """Fill a side from a character's sheet: name, player and the chosen ability."""
+    character_id = raw.get("character_id")
+    character = Character.objects.filter(pk=character_id, campaign=campaign).first()
+    if character is None:
+        raise ContestError(f"the {side} side's character is not in this campaign")
+    filled = {
+        "name": character.name,
+        "character_id": character.pk,
+        "player_id": character.player_id,
+    }
+    ability_id = raw.get("ability_id")
+    if ability_id:
+        ability = Ability.objects.filter(pk=ability_id, character=character).first()
+        if ability is None:
+            raise ContestError(f"{character.name} has no such ability")
+        filled.update(
+            ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
+        )
+    return filled
+
+
+def ability_rating(ability: Ability) -> int:
+    """An ability's rating total: a breakout is its keyword's plus its bonus (§3.3)."""
+    if ability.keyword_id:
+        return ability.keyword.rating + ability.rating
+    return ability.rating
+
+
+def ability_states(ability: Ability) -> list[str]:
+    """The states of adversity and fortune now recorded against this ability."""
+    return [c.state for c in ability.conditions.filter(ended_at__isnull=True)]
+
+
+def _resistance_side(campaign: Campaign, raw: dict) -> dict:
+    """The opposition: a class from the base resistance, an explicit rating such as
+    `5M`, or (done by the caller) a library NPC's rating (§2.3.3, R2)."""
+    name = (raw.get("name") or "").strip() or "Resistance"
+    level, rating = raw.get("level"), raw.get("rating")
+    try:
+        if level:
+            total = resistance(level, campaign.rules_options.base_resistance).total
+        elif rating not in (None, ""):
+            total = Rating.parse(rating).total
+        else:
+            raise ContestError("give the resistance a class (moderate, high…) or a rating")
+    except ValueError as error:
+        raise ContestError(str(error)) from None
+    return {"name": name, "rating": total, "ability": raw.get("ability", "")}
+
+
+def _emit(contest: Contest, event: ContestEvent) -> None:
+    # Imported here: rendering pulls in templates, which services need not load.
+    from .live import broadcast_contest
+
+    transaction.on_commit(lambda: broadcast_contest(contest.pk, event.seq))
+
+
+@transaction.atomic
+def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str) -> ActionResult:
+    """The GM frames a contest (§2.3.2): type, prize, obstacle, participants, resistance.
+
+    `data`: kind, prize, obstacle, stakes, pc {character_id, ability_id?}, opponent
+    {character_id, ability_id?} for PC vs PC or {name, level | rating} for a resistance.
+    """
+    key = _check_key(idempotency_key)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    actor = actor_for(campaign, user)
+    if not actor.is_gm:
+        raise PermissionDenied("only the GM frames contests")
+    earlier = (
+        ContestEvent.objects.filter(contest__campaign=campaign, seq=1, idempotency_key=key)
+        .select_related("contest")
+        .first()
+    )
+    if earlier:
+        return ActionResult(earlier.contest, earlier, created=False)
+    session = _open_session(campaign)
+    if not isinstance(data, dict):
+        raise ContestError("the framing must be an object")
+    framing = {
+        "kind": data.get("kind") or "simple",
+        "prize": data.get("prize", ""),
+        "obstacle": data.get("obstacle", ""),
+        "stakes": data.get("stakes", "rising_action"),
+        "better_roll": campaign.rules_options.better_roll,
+        "pc": _character_side(campaign, data.get("pc") or {}, "PC"),
+    }
+    opponent = data.get("opponent") or {}
+    framing["opponent"] = (
+        _character_side(campaign, opponent, "opponent")
+        if opponent.get("character_id")
+        else _resistance_side(campaign, opponent)
+    )
+    try:
+        flow = TableFlow.frame(framing)
+    except RulesError as error:
+        raise ContestError(str(error)) from None
+    number = (campaign.contests.aggregate(n=Max("number"))["n"] or 0) + 1
+    contest = Contest.objects.create(
+        campaign=campaign,
+        session=session,
+        number=number,
+        kind=flow.kind,
+        status=ContestStatus.RUNNING,
+        prize=flow.state["prize"],
+        obstacle=flow.state["obstacle"],
+        resistance_name=flow.side("opponent")["name"],
+        resistance_rating=flow.side("opponent")["rating"],
+        framing=framing,
+        state=flow.to_json(),
+        seq=1,
+    )
+    for side in ("pc", "opponent"):
+        info = flow.side(side)
+        ContestParticipant.objects.create(
+            contest=contest,
+            character_id=info["character_id"],
+            name=info["name"],
+            side=side,
+            ability=info["ability"],
+            rating=info["rating"],
+        )
+    summary = f"The GM frames a {contest.get_kind_display().lower()}"
+    if flow.state["prize"]:
+        summary += f": {flow.state['prize']}"
+    event = ContestEvent.objects.create(
+        contest=contest,
+        seq=1,
+        actor=user,
+        type="framed",
+        payload={"summary": summary, "data": framing},
+        idempotency_key=key,
+    )
+    _emit(contest, event)
+    return ActionResult(contest, event, created=True)
+
+
+@transaction.atomic
+def contest_act(
+    *,
+    contest_id: int,
+    user,
+    action: str,
+    data: dict,
+    idempotency_key: str,
+    expected_seq: int | None = None,
+    roller=d20,
+) -> ActionResult:
+    """Perform one action at the table (see `TableFlow` for the actions)."""
+    key = _check_key(idempotency_key)
+    if not isinstance(data, dict):
+        raise ContestError("an action's data must be an object")
+    contest = (
+        Contest.objects.select_for_update().select_related("campaign").filter(pk=contest_id).first()
+    )
+    if contest is None:
+        raise ContestError("there is no such contest")
+    actor = actor_for(contest.campaign, user)
+    if actor.role == "spectator":
+        raise ContestError("spectators watch; they cannot act in a contest")
+    done = contest.events.filter(idempotency_key=key).first()
+    if done:
+        return ActionResult(contest, done, created=False)
+    if expected_seq is not None and expected_seq != contest.seq:
+        raise ContestError(
+            f"the table has moved on (you saw step {expected_seq}, it is at {contest.seq}); "
+            "your screen has been refreshed, try again"
+        )
+    if action == "undo":
+        return _undo(contest, user, actor, key)
+    flow = TableFlow.from_json(contest.state)
+    try:
+        data = _from_sheet(contest, action, data, user)
+        payload = flow.apply(action, data, actor, roller)
+        side_effects = _apply_side_effects(contest, flow, action, payload, user)
+    except (IllegalAction, RulesError, ValidationError) as error:
+        raise ContestError(_message(error)) from None
+    payload.update(side_effects)
+    payload["data"] = data
+    event = _append(contest, flow, user, action, payload, key)
+    return ActionResult(contest, event, created=True)
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(error.messages)
+    return str(error)
+
+
+def _append(
+    contest: Contest, flow: TableFlow, user, action: str, payload: dict, key: str
+) -> ContestEvent:
+    contest.seq += 1
+    try:
+        with transaction.atomic():
+            event = ContestEvent.objects.create(
+                contest=contest,
+                seq=contest.seq,
+                actor=user,
+                type=action,
+                payload=payload,
+                idempotency_key=key,
+            )
+    except IntegrityError:
+        raise ContestError(
+            "that action was just done by someone else; nothing was changed"
+        ) from None
+    contest.state = flow.to_json()
+    _record_outcome(contest, flow)
+    contest.save(
+        update_fields=[
+            "seq",
+            "state",
+            "status",
+            "winner",
+            "degree",
+            "outcome_level",
+            "narration",
+            "finished_at",
+        ]
+    )
+    _emit(contest, event)
+    return event
+
+
+def _record_outcome(contest: Contest, flow: TableFlow) -> None:
+    outcome = flow.state.get("outcome") or {}
+    contest.winner = outcome.get("winner") or ""
+    contest.degree = outcome.get("degree") or ""
+    contest.outcome_level = flow.level_for_pc()
+    contest.narration = flow.state.get("narration", "")
+    if flow.phase == "finished":
+        contest.status = ContestStatus.FINISHED
+        contest.finished_at = contest.finished_at or timezone.now()
+    elif flow.phase == "resolved":
+        contest.status = ContestStatus.RESOLVING
+        contest.finished_at = None
+    else:
+        contest.status = ContestStatus.RUNNING
+        contest.finished_at = None
+
+
+def _apply_side_effects(
+    contest: Contest, flow: TableFlow, action: str, payload: dict, user
+) -> dict:
+    """What an action changes outside the contest: hero points, conditions."""
+    from characters import services as characters
+
+    if action == "hero_point":
+        character = Character.objects.get(pk=payload["hero_point"]["character_id"])
+        if character.hero_points < 1:
+            raise IllegalAction(f"{character.name} has no hero point left")
+        characters.character_hero_point_spend(
+            character=character, actor=user, reason=f"a bump in contest #{contest.number}"
+        )
+        return {}
+    if action == "apply_consequences":
+        created = []
+        for item in payload["applied"]:
+            if item["character_id"] is None:
+                continue
+            character = Character.objects.get(pk=item["character_id"])
+            abilities = list(character.abilities.filter(name=item["ability"]))
+            condition = characters.character_condition_apply(
+                character=character,
+                actor=user,
+                state=item["state"],
+                abilities=abilities,
+                cause=f"contest #{contest.number}: {contest.prize or contest.obstacle}"[:200],
+                contest_id=contest.pk,
+            )
+            created.append(condition.pk)
+        return {"conditions": created}
+    return {}
+
+
+def _undo(contest: Contest, user, actor: Actor, key: str) -> ActionResult:
+    """The GM undoes the latest action: recorded as its own event, state rebuilt."""
+    if not actor.is_gm:
+        raise ContestError("only the GM can undo")
+    events = list(contest.events.select_related("actor").order_by("seq"))
+    undone = {e.payload.get("undoes") for e in events if e.type == UNDOABLE}
+    live = [e for e in events[1:] if e.type != UNDOABLE and e.seq not in undone]
+    if not live:
+        raise ContestError("there is nothing to undo")
+    target = live[-1]
+    _reverse_side_effects(target, user)
+    replayed = []
+    for event in live[:-1]:
+        replayed.append(
+            (
+                event.type,
+                event.payload.get("data", {}),
+                actor_for(contest.campaign, event.actor) if event.actor else actor,
+            )
+        )
+    try:
+        flow = TableFlow.replay(contest.framing, replayed)
+    except (IllegalAction, RulesError) as error:
+        raise ContestError(f"cannot rebuild the contest: {error}") from None
+    payload = {
+        "summary": f"The GM undid: {target.payload.get('summary', target.type)}",
+        "undoes": target.seq,
+    }
+    event = _append(contest, flow, user, UNDOABLE, payload, key)
+    return ActionResult(contest, event, created=True)
+
+
+def _reverse_side_effects(event: ContestEvent, user) -> None:
+    from characters import services as characters
+    from characters.models import Condition
+
+    if event.type == "hero_point":
+        character = Character.objects.get(pk=event.payload["hero_point"]["character_id"])
+        # The ledger undoes only its latest step; the spend must still be that step.
+        step = characters.undoable_step(character)
+        if step is None or step.reason != "hp_spend":
+            raise ContestError(
+                f"{character.name}'s sheet has changed since that hero point was spent; "
+                "it cannot be returned by undo"
+            )
+        characters.character_step_undo(character=character, actor=user)
+    elif event.type == "apply_consequences":
+        for condition in Condition.objects.filter(pk__in=event.payload.get("conditions", [])):
+            characters.character_condition_clear(
+                character=condition.character,
+                actor=user,
+                condition=condition,
+                reason="the GM undid the consequences",
+            )
+
+
+def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> dict[str, Any]:
+    """Ratings come from the character sheet, never from the browser.
+
+    `choose_ability` with `ability_id` reads that ability's rating and states; with
+    `new_ability` (as-you-go, §3.1) it first adds the ability to the sheet.
+    `augment` with `helper_ability_id` reads the helper's rating.
+    """
+    from django.core.exceptions import ValidationError
+
+    from characters.models import Ability, Character
+    from characters.services import character_ability_add
+
+    data = dict(data)
+    if action == "choose_ability":
+        side = data.get("side")
+        character_id = (contest.state.get("sides", {}).get(side) or {}).get("character_id")
+        if character_id is None:
+            return data  # the GM sets an NPC's ability and rating directly
+        character = Character.objects.get(pk=character_id)
+        if data.get("new_ability"):
+            if character.player_id != user.pk and contest.campaign.gm_id != user.pk:
+                raise ContestError(f"only {character.name}'s player or the GM can add abilities")
+            try:
+                ability = character_ability_add(
+                    character=character,
+                    actor=user,
+                    name=str(data["new_ability"])[:120],
+                    rating=Rating.parse(data.get("rating", 13)).total,
+                )
+            except (ValidationError, ValueError, TypeError) as error:
+                messages = getattr(error, "messages", [str(error)])
+                raise ContestError("; ".join(messages)) from None
+        else:
+            ability = Ability.objects.filter(pk=data.get("ability_id"), character=character).first()
+            if ability is None:
+                raise ContestError(f"{character.name} has no such ability")
+        data.update(
+            ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
+        )
+        data.pop("ability_id", None)
+        data.pop("new_ability", None)
+    elif action == "augment" and data.get("helper_ability_id"):
+        ability = (
+            Ability.objects.select_related("character")
+            .filter(pk=data["helper_ability_id"], character__campaign=contest.campaign)
+            .first()
+        )
+        if ability is None:
+            raise ContestError("there is no such augmenting ability in this campaign")
+        data.update(
+            helper=ability.character.name,
+            helper_character_id=ability.character_id,
+            ability=ability.name,
+            rating=ability_rating(ability),
+        )
+        data.pop("helper_ability_id")
+    return data

@@ -1,0 +1,48 @@
+"""Fixtures for the live table: an open session and characters with sheets."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from django.utils import timezone
+
+_keys = itertools.count(1)
+
+
+@pytest.fixture
+def session(campaign):
+    from campaigns.models import Session
+
+    return Session.objects.create(campaign=campaign, number=1, started_at=timezone.now())
+
+
+@pytest.fixture
+def tamsin(campaign, alice):
+    """Alice's character, with a standalone ability (Boatcraft 17) and Sharp eyes 15."""
+    from characters.models import Ability, Character
+
+    character = Character.objects.create(name="Tamsin", player=alice, campaign=campaign)
+    Ability.objects.create(character=character, name="Boatcraft", rating=17)
+    Ability.objects.create(character=character, name="Sharp eyes", rating=15)
+    return character
+
+
+@pytest.fixture
+def brannoc(campaign, make_user):
+    from campaigns.models import Membership, Role
+    from characters.models import Ability, Character
+
+    bob = make_user("bob", "Bob")
+    Membership.objects.create(campaign=campaign, user=bob, role=Role.PLAYER)
+    character = Character.objects.create(name="Brannoc", player=bob, campaign=campaign)
+    Ability.objects.create(character=character, name="Temple singer", rating=27)
+    return character
+
+
+def key() -> str:
+    return f"k{next(_keys)}"
+
+
+def ability(character, name):
+    return character.abilities.get(name=name)

@@ -1,0 +1,161 @@
+"""A simple contest played through the services, with fixed dice (issue 6)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from contests.models import ContestEvent, ContestStatus
+from contests.rules import fixed_rolls
+from contests.services import ContestError, contest_act, contest_frame
+
+from .conftest import ability, key
+
+pytestmark = pytest.mark.django_db
+
+
+def frame_simple(campaign, gm, tamsin, **opponent):
+    return contest_frame(
+        campaign=campaign,
+        user=gm,
+        data={
+            "kind": "simple",
+            "prize": "cross the flooded ford",
+            "pc": {"character_id": tamsin.pk},
+            "opponent": {"name": "The Grey River", **(opponent or {"level": "high"})},
+        },
+        idempotency_key=key(),
+    ).contest
+
+
+def act(contest, user, action, rolls=(), **data):
+    return contest_act(
+        contest_id=contest.pk, user=user, action=action, data=data, idempotency_key=key(),
+        roller=fixed_rolls(*rolls),
+    )
+
+
+def test_a_simple_contest_from_framing_to_consequences(campaign, session, gm, alice, tamsin):
+    contest = frame_simple(campaign, gm, tamsin)
+    assert contest.session == session and contest.resistance_rating == 20  # high = 14 + 6 (R2)
+    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    contest.refresh_from_db()
+    assert contest.state["sides"]["pc"]["rating"] == 17
+    act(contest, gm, "roll", rolls=(10, 5))  # 10 vs TN 17 success; 5 vs TN 20 success
+    contest.refresh_from_db()
+    assert contest.state["pending"]["outcome"]["describe"] == "marginal victory"  # higher roll (R6)
+    act(contest, alice, "hero_point", side="pc")
+    tamsin.refresh_from_db()
+    assert tamsin.hero_points == 2
+    act(contest, gm, "resolve")
+    contest.refresh_from_db()
+    assert (contest.winner, contest.degree, contest.outcome_level) == ("pc", "minor", 2)
+    assert contest.status == ContestStatus.RESOLVING
+    assert contest.state["suggested"] == [{"side": "pc", "state": "pumped"}]  # §2.11.2 minor
+    act(contest, gm, "apply_consequences", narration="Tamsin reads the current and crosses.")
+    contest.refresh_from_db()
+    assert contest.status == ContestStatus.FINISHED
+    condition = tamsin.conditions.get()
+    assert condition.state == "pumped" and condition.contest_id == contest.pk
+    assert list(condition.abilities.values_list("name", flat=True)) == ["Boatcraft"]
+    types = list(contest.events.values_list("type", flat=True))
+    assert types == ["framed", "choose_ability", "roll", "hero_point", "resolve", "apply_consequences"]
+    assert list(contest.events.values_list("seq", flat=True)) == [1, 2, 3, 4, 5, 6]
+    rolled = contest.events.get(type="roll").payload
+    assert rolled["data"] == {"pc_roll": 10, "opponent_roll": 5}
+    assert [r["roll"] for r in rolled["rolls"]] == [10, 5]
+
+
+def test_the_same_idempotency_key_gives_one_event(campaign, session, gm, alice, tamsin):
+    contest = frame_simple(campaign, gm, tamsin)
+    data = {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk}
+    first = contest_act(contest_id=contest.pk, user=alice, action="choose_ability", data=data, idempotency_key="same")
+    again = contest_act(contest_id=contest.pk, user=alice, action="choose_ability", data=data, idempotency_key="same")
+    assert first.created and not again.created and again.event == first.event
+    assert ContestEvent.objects.filter(contest=contest).count() == 2
+
+
+def test_a_stale_sequence_number_is_refused(campaign, session, gm, alice, tamsin):
+    contest = frame_simple(campaign, gm, tamsin)
+    with pytest.raises(ContestError, match="moved on"):
+        contest_act(
+            contest_id=contest.pk, user=alice, action="choose_ability",
+            data={"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
+            idempotency_key=key(), expected_seq=0,
+        )
+    assert contest.events.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("who", "action", "data", "message"),
+    [
+        ("alice", "roll", {}, "only the GM can call for the roll"),
+        ("sam", "choose_ability", {"side": "pc", "ability": "X", "rating": 13}, "spectators"),
+        ("alice", "modifier", {"side": "opponent", "value": -6}, "only the GM"),
+        ("gm", "hero_point", {"side": "pc"}, "after the roll"),
+        ("gm", "teleport", {}, "unknown action"),
+        ("gm", "modifier", {"side": "pc", "value": 99}, "at most"),
+        ("gm", "apply_consequences", {}, "once the contest is decided"),
+    ],
+)
+def test_actions_check_who_may_act_and_when(campaign, session, gm, alice, sam, tamsin, who, action, data, message, request):
+    contest = frame_simple(campaign, gm, tamsin)
+    user = request.getfixturevalue(who)
+    with pytest.raises(ContestError, match=message):
+        act(contest, user, action, **data)
+    contest.refresh_from_db()
+    assert contest.seq == 1 and contest.events.count() == 1
+
+
+def test_outsiders_cannot_act(campaign, session, gm, charlie, tamsin):
+    contest = frame_simple(campaign, gm, tamsin)
+    with pytest.raises(PermissionDenied):
+        act(contest, charlie, "roll")
+
+
+def test_a_hero_point_on_a_critical_is_refused(campaign, session, gm, alice, tamsin):
+    contest = frame_simple(campaign, gm, tamsin)
+    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    act(contest, gm, "roll", rolls=(1, 15))
+    with pytest.raises(ContestError, match="cannot raise a critical"):
+        act(contest, alice, "hero_point", side="pc")
+    tamsin.refresh_from_db()
+    assert tamsin.hero_points == 3
+
+
+def test_the_gm_undoes_the_latest_action_and_the_archive_keeps_both(campaign, session, gm, alice, tamsin):
+    contest = frame_simple(campaign, gm, tamsin)
+    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    act(contest, gm, "roll", rolls=(10, 5))
+    act(contest, alice, "hero_point", side="pc")
+    act(contest, gm, "undo")
+    contest.refresh_from_db()
+    tamsin.refresh_from_db()
+    assert tamsin.hero_points == 3  # the spent point came back
+    assert contest.state["phase"] == "rolled" and not contest.state["pending"]["pc_hero_point"]
+    assert contest.events.last().type == "undone" and contest.events.last().payload["undoes"] == 4
+    with pytest.raises(ContestError, match="only the GM can undo"):
+        act(contest, alice, "undo")
+
+
+def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(campaign, session, gm, alice, tamsin):
+    """§2.4.1, R8: a minor victory on the augment roll gives +6."""
+    contest = frame_simple(campaign, gm, tamsin)
+    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    act(contest, alice, "augment", rolls=(4, 15), side="pc", kind="rolled",
+        ability="Sharp eyes", rating=15)
+    contest.refresh_from_db()
+    pc = contest.state["sides"]["pc"]
+    assert pc["augments"][0]["bonus"] == 6  # success (4 vs 15) against failure (15 vs 14)
+    with pytest.raises(ContestError, match="already tried"):
+        act(contest, alice, "augment", rolls=(4, 15), side="pc", kind="rolled", ability="Sharp eyes", rating=15)
+
+
+def test_framing_needs_an_open_session(campaign, gm, tamsin):
+    with pytest.raises(ContestError, match="start a session"):
+        frame_simple(campaign, gm, tamsin)
+
+
+def test_only_the_gm_frames(campaign, session, alice, tamsin):
+    with pytest.raises(PermissionDenied):
+        frame_simple(campaign, alice, tamsin)
