@@ -111,7 +111,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         from .table_actions import KNOWN_ACTIONS, perform
 
-        if action not in KNOWN_ACTIONS:
+        if not isinstance(action, str) or action not in KNOWN_ACTIONS:
             await self._send_error(f"Unknown action {str(action)[:40]!r}; nothing was done.")
             return
         reply = await database_sync_to_async(perform)(

@@ -138,6 +138,11 @@ class TableFlow:
             sides["opponent"]["ability"] = sides["opponent"]["ability"] or "Resistance"
         state = {
             "kind": kind,
+            # Campaign options (issue 5): physical dice, hidden GM rolls, mechanical states.
+            "physical_dice": bool(data.get("physical_dice", False)),
+            "hide_gm_rolls": bool(data.get("hide_gm_rolls", False))
+            and sides["opponent"]["character_id"] is None,
+            "apply_consequences": bool(data.get("apply_consequences", True)),
             "prize": _text(data, "prize"),
             "obstacle": _text(data, "obstacle"),
             "better_roll": better_roll,
@@ -368,6 +373,14 @@ class TableFlow:
         self.state["bid"] = bid
         return {"summary": f"{self.side(turn)['name']} bids {bid} AP"}
 
+    def _bid(self) -> int:
+        """The acting side's bid: as bid, else the default 3, but never more than the
+        resistance has (R13)."""
+        if "bid" in self.state:
+            return self.state["bid"]
+        machine = self._machine()
+        return max(1, min(DEFAULT_BID, machine.bid_limit(machine.turn)))
+
     def _do_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM adds a modifier to one side (§2.11-2.15, R9)."""
         self._require_gm(actor, "set modifiers")
@@ -473,6 +486,34 @@ class TableFlow:
             ]
         return payload
 
+    def _do_enter_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """With physical dice allowed, a player enters the d20 they rolled at home."""
+        self._require_phase("preparing")
+        if not self.state["physical_dice"]:
+            raise IllegalAction("this campaign rolls on the server; physical dice are off")
+        side = _side(data)
+        self._require_control(actor, side, "enter their roll")
+        roll = data.get("entered")
+        try:
+            check_roll(roll)
+        except ValueError as error:
+            raise RulesError(str(error)) from None
+        self.side(side)["entered_roll"] = roll
+        return {"summary": f"{self.side(side)['name']} rolled a physical d20: {roll}"}
+
+    def _do_reveal(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM shows a hidden roll (campaign option: GM rolls hidden until revealed)."""
+        self._require_gm(actor, "reveal the GM's roll")
+        self._require_phase("rolled")
+        pending = self.state["pending"]
+        if pending.get("revealed", True):
+            raise IllegalAction("the GM's roll is already shown")
+        pending["revealed"] = True
+        return {
+            "summary": f"The GM reveals the roll: {pending['opponent_roll']} "
+            f"({pending['outcome']['opponent_result']}); so far {pending['outcome']['describe']}"
+        }
+
     def _do_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM calls for the roll: both sides roll d20 (§4.1.1 step 4)."""
         self._require_gm(actor, "call for the roll")
@@ -482,10 +523,14 @@ class TableFlow:
                 raise IllegalAction(f"{self.side(side)['name']} has no ability or rating yet")
         if self.is_long and self.state["machine"] is None:
             self._start_machine()
+        for side in SIDES:
+            entered = self.side(side).pop("entered_roll", None)
+            if entered is not None:
+                data.setdefault(f"{side}_roll", entered)
         pc_roll = _roll(data, "pc_roll", roller)
         opponent_roll = _roll(data, "opponent_roll", roller)
         outcome = self._simple_outcome(pc_roll, opponent_roll)
-        bid = self.state.get("bid", DEFAULT_BID) if self.kind == "extended" else None
+        bid = self._bid() if self.kind == "extended" else None
         self.state["pending"] = {
             "bid": bid,
             "pc_roll": pc_roll,
@@ -493,14 +538,24 @@ class TableFlow:
             "pc_hero_point": False,
             "opponent_hero_point": False,
             "outcome": _outcome_json(outcome),
+            "revealed": not self.state["hide_gm_rolls"],
         }
         self.state["phase"] = "rolled"
         pc_name, opponent_name = self.side("pc")["name"], self.side("opponent")["name"]
+        full = (
+            f"{pc_name} rolled {pc_roll} ({outcome.pc_result.label}); "
+            f"{opponent_name} rolled {opponent_roll} ({outcome.opponent_result.label}): "
+            f"{outcome.describe} for {pc_name} so far"
+        )
+        rolls = self._rolls_json(outcome)
+        if not self.state["hide_gm_rolls"]:
+            return {"summary": full, "rolls": rolls}
+        rolls[1]["hidden"] = True
         return {
             "summary": f"{pc_name} rolled {pc_roll} ({outcome.pc_result.label}); "
-            f"{opponent_name} rolled {opponent_roll} ({outcome.opponent_result.label}): "
-            f"{outcome.describe} for {pc_name} so far",
-            "rolls": self._rolls_json(outcome),
+            f"the GM rolled for {opponent_name} in secret",
+            "gm_summary": full,
+            "rolls": rolls,
         }
 
     def _do_hero_point(self, data: dict, actor: Actor, roller: Roller) -> dict:
@@ -537,6 +592,7 @@ class TableFlow:
         self._require_gm(actor, "resolve the roll")
         self._require_phase("rolled")
         pending = self.state["pending"]
+        pending["revealed"] = True
         if not self.is_long:
             outcome = self._simple_outcome(
                 pending["pc_roll"], pending["opponent_roll"], pending=pending
@@ -637,14 +693,18 @@ class TableFlow:
                 outcome = spend_hero_point(outcome, side="opponent")
         return outcome
 
-    def hero_point_offer(self) -> str | None:
-        """What the PC's hero point would do to the pending roll, in words."""
+    def hero_point_offer(self, audience: str = "gm") -> str | None:
+        """What the PC's hero point would do to the pending roll, in words; while the
+        GM's roll is hidden, players learn only that it raises their result."""
         pending = self.state.get("pending")
         if self.phase != "rolled" or not pending or pending["pc_hero_point"]:
             return None
-        return hero_point_effect(
-            self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending)
-        )
+        outcome = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending)
+        if outcome.pc_result is Result.CRITICAL:
+            return None
+        if not pending.get("revealed", True) and audience != "gm":
+            return "raises your result one step"
+        return hero_point_effect(outcome)
 
     def _rolls_json(self, outcome: Any) -> list[dict[str, Any]]:
         rows = []
@@ -751,7 +811,7 @@ class TableFlow:
         self.state["outcome"] = {"winner": winner, "degree": degree}
         self.state["phase"] = "resolved"
         suggested = []
-        if winner in SIDES and degree:
+        if winner in SIDES and degree and self.state["apply_consequences"]:
             loser = "opponent" if winner == "pc" else "pc"
             suggested.append({"side": loser, "state": CONSEQUENCE_OF_DEFEAT[degree].value})
             winner_rating = self.side(winner)["rating"]

@@ -34,10 +34,14 @@ def current_contest(campaign_id: int) -> Contest | None:
 
 
 def _visible_payload(event: ContestEvent, audience: str) -> dict[str, Any] | None:
+    """What one audience may see of an event: GM-only events and hidden GM rolls are
+    the GM's alone (campaign option: GM rolls hidden until revealed)."""
     payload = event.payload
-    if payload.get("gm_only") and audience != "gm":
+    if audience == "gm":
+        return {**payload, "summary": payload.get("gm_summary", payload.get("summary", ""))}
+    if payload.get("gm_only"):
         return None
-    return payload
+    return {**payload, "rolls": [r for r in payload.get("rolls", []) if not r.get("hidden")]}
 
 
 def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
@@ -65,7 +69,10 @@ def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
         "state": flow.state,
         "sides": sides,
         "odds": flow.odds() if flow.phase == "preparing" else None,
-        "hero_point_offer": flow.hero_point_offer(),
+        "hero_point_offer": flow.hero_point_offer(audience),
+        "gm_roll_hidden": audience != "gm"
+        and bool(flow.state.get("pending"))
+        and not flow.state["pending"].get("revealed", True),
         "audience": audience,
         "events": events,
         "seq": contest.seq,

@@ -25,6 +25,7 @@ from .models import Contest, ContestEvent, ContestParticipant, ContestStatus
 from .rules import IllegalAction, Rating, RulesError, d20, resistance
 
 MAX_KEY_LENGTH = 64
+ROLL_KEYS = frozenset({"pc_roll", "opponent_roll", "roll", "resistance_roll"})
 UNDOABLE = "undone"
 
 
@@ -145,6 +146,9 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
         raise ContestError("the framing must be an object")
     framing = {
         "kind": data.get("kind") or "simple",
+        "physical_dice": getattr(campaign, "physical_dice", False),
+        "hide_gm_rolls": getattr(campaign, "roll_visibility", "public") == "gm_hidden",
+        "apply_consequences": getattr(campaign, "apply_consequences", True),
         "prize": data.get("prize", ""),
         "obstacle": data.get("obstacle", ""),
         "stakes": data.get("stakes", "rising_action"),
@@ -235,6 +239,9 @@ def contest_act(
     if action == "undo":
         return _undo(contest, user, actor, key)
     flow = TableFlow.from_json(contest.state)
+    # Dice are rolled here, never taken from the browser (physical dice come in
+    # through `enter_roll`); the completed data records the rolls for replay.
+    data = {k: v for k, v in data.items() if k not in ROLL_KEYS}
     try:
         data = _from_sheet(contest, action, data, user)
         payload = flow.apply(action, data, actor, roller)

@@ -35,7 +35,8 @@ def perform(*, campaign_id: int, user, message: dict[str, Any]) -> Reply:
     action = message.get("action")
     if not isinstance(action, str) or action not in KNOWN_ACTIONS:
         return Reply(error=f"Unknown action {str(action)[:40]!r}; nothing was done.")
-    data = message.get("data") or {}
+    data = message.get("data", {})
+    data = {} if data is None else data
     key = message.get("key")
     seq = message.get("seq")
     if not isinstance(data, dict):
@@ -71,4 +72,3 @@ def perform(*, campaign_id: int, user, message: dict[str, Any]) -> Reply:
         text = str(error).rstrip(".")
         return Reply(error=f"{text}. Nothing was done.")
     return Reply(created=result.created, seq=result.event.seq, contest_id=result.contest.pk)
-

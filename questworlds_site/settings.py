@@ -6,6 +6,7 @@ SECRET_KEY and DEBUG=false.
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -84,6 +85,12 @@ DATABASES = {"default": database_from_url(DATABASE_URL, BASE_DIR)}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Daphne serves HTTP and websockets from threads; wait rather than fail on a lock.
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    # Tests use a file too: an in-memory database fails concurrent writers with
+    # "table is locked" instead of making them wait as a real file does.
+    # One file per test process, so parallel runs never share it.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"questworlds-test-{os.getpid()}.sqlite3")
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")

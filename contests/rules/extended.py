@@ -435,12 +435,36 @@ def outcome_words(level: int) -> str:
     return f"{DEGREES[abs(level) - 1]} {'victory' if level > 0 else 'defeat'}"
 
 
+def unrelated_action_log(round_now: int, actor: str, description: Any) -> dict[str, Any]:
+    """The log fields of an unrelated action that forfeits an exchange (§5.3.7)."""
+    if not isinstance(description, str):
+        raise RulesError("an unrelated action's description must be text")
+    return {
+        "kind": "unrelated_action",
+        "round": round_now,
+        "actor": actor,
+        "description": description,
+    }
+
+
 # ---------------------------------------------------------------------------
 # The rolls of an extended contest, shared by the one-on-one and group machines:
 # an exchange (§5.3.1 step 4) and the simple contests of §5.3.5, §5.3.9-§5.3.11.
 # Each takes rolls already read and returns what happened with the fields that
 # log it; the machines apply the AP changes and add who did it.
 # ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SideRoll:
+    """One side's roll in an exchange or a simple contest: who rolls (for messages),
+    with which ability, the d20, whether a hero point raises the result, and bumps."""
+
+    name: str
+    ability: Rating
+    roll: int
+    hero_point: bool = False
+    bumps: int = 0
 
 
 def ability_in_use(current: Rating, bumps: int, rating: Any, what: str) -> tuple[Rating, int]:
@@ -452,6 +476,22 @@ def ability_in_use(current: Rating, bumps: int, rating: Any, what: str) -> tuple
     return read_rating(rating, what), 0
 
 
+def _simple_outcome(first: SideRoll, second: SideRoll, better_roll: str) -> Outcome:
+    return simple_outcome(
+        first.ability,
+        first.roll,
+        second.ability,
+        second.roll,
+        better_roll=better_roll,
+        first_hero_point=first.hero_point,
+        second_hero_point=second.hero_point,
+        first_bumps=first.bumps,
+        second_bumps=second.bumps,
+        first_name=first.name,
+        second_name=second.name,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Exchange:
     """One exchange as rolled (§5.3.1 step 4): both sides' final results and what the
@@ -459,10 +499,8 @@ class Exchange:
 
     bid: int
     desperation: bool
-    actor_roll: int
-    defender_roll: int
-    actor_tn: Rating
-    defender_tn: Rating
+    actor: SideRoll
+    defender: SideRoll
     actor_result: Result
     defender_result: Result
     effect: ExchangeEffect
@@ -472,60 +510,37 @@ class Exchange:
         return {
             "bid": self.bid,
             "desperation": self.desperation,
-            "actor_roll": self.actor_roll,
-            "defender_roll": self.defender_roll,
-            "actor_tn": str(self.actor_tn),
-            "defender_tn": str(self.defender_tn),
+            "actor_roll": self.actor.roll,
+            "defender_roll": self.defender.roll,
+            "actor_tn": str(self.actor.ability),
+            "defender_tn": str(self.defender.ability),
             "actor_result": self.actor_result.label,
             "defender_result": self.defender_result.label,
         }
 
 
 def roll_exchange(
-    actor_tn: Rating,
-    actor_roll: int,
-    defender_tn: Rating,
-    defender_roll: int,
-    *,
-    bid: int,
-    held: int,
-    better_roll: str,
-    actor_hero_point: bool = False,
-    defender_hero_point: bool = False,
-    actor_bumps: int = 0,
-    defender_bumps: int = 0,
-    actor_name: str,
-    defender_name: str,
+    actor: SideRoll, defender: SideRoll, *, bid: int, held: int, better_roll: str
 ) -> Exchange:
     """Play one exchange (§5.3.1 step 4, R13): the actor bids `bid` out of the `held`
     AP (more is a desperation stake, §5.3.6), both roll, bumps and hero points apply
     (R5) and the Extended Contest Table reads the results."""
     actor_result, defender_result = opposed_results(
-        actor_tn,
-        actor_roll,
-        defender_tn,
-        defender_roll,
-        first_hero_point=actor_hero_point,
-        second_hero_point=defender_hero_point,
-        first_bumps=actor_bumps,
-        second_bumps=defender_bumps,
-        first_name=actor_name,
-        second_name=defender_name,
+        actor.ability,
+        actor.roll,
+        defender.ability,
+        defender.roll,
+        first_hero_point=actor.hero_point,
+        second_hero_point=defender.hero_point,
+        first_bumps=actor.bumps,
+        second_bumps=defender.bumps,
+        first_name=actor.name,
+        second_name=defender.name,
     )
     effect = exchange_effect(
-        actor_result, defender_result, actor_roll, defender_roll, bid, better_roll=better_roll
+        actor_result, defender_result, actor.roll, defender.roll, bid, better_roll=better_roll
     )
-    return Exchange(
-        bid,
-        bid > held,
-        actor_roll,
-        defender_roll,
-        actor_tn,
-        defender_tn,
-        actor_result,
-        defender_result,
-        effect,
-    )
+    return Exchange(bid, bid > held, actor, defender, actor_result, defender_result, effect)
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,41 +560,17 @@ class Disengagement:
 
 
 def roll_disengagement(
-    ability: Rating,
-    roll: int,
-    opposing: Rating,
-    opponent_roll: int,
-    *,
-    current_ap: int,
-    better_roll: str,
-    hero_point: bool = False,
-    opponent_hero_point: bool = False,
-    bumps: int = 0,
-    opponent_bumps: int = 0,
-    name: str,
-    opponent_name: str,
+    leaving: SideRoll, staying: SideRoll, *, current_ap: int, better_roll: str
 ) -> Disengagement:
-    """The simple contest of a disengagement (§5.3.9): `ability` against the `opposing`
-    one keeping the side in. A defeat transfers part of the side's `current_ap` to the
-    other side (the failed disengagement table); a tie changes nothing."""
-    outcome = simple_outcome(
-        ability,
-        roll,
-        opposing,
-        opponent_roll,
-        better_roll=better_roll,
-        first_hero_point=hero_point,
-        second_hero_point=opponent_hero_point,
-        first_bumps=bumps,
-        second_bumps=opponent_bumps,
-        first_name=name,
-        second_name=opponent_name,
-    )
+    """The simple contest of a disengagement (§5.3.9) against the side keeping the
+    other in. A defeat transfers part of the leaving side's `current_ap` to the
+    staying side (the failed disengagement table); a tie changes nothing."""
+    outcome = _simple_outcome(leaving, staying, better_roll)
     log = {
-        "roll": roll,
-        "opponent_roll": opponent_roll,
-        "tn": str(ability),
-        "opponent_tn": str(opposing),
+        "roll": leaving.roll,
+        "opponent_roll": staying.roll,
+        "tn": str(leaving.ability),
+        "opponent_tn": str(staying.ability),
         "result": outcome.pc_result.label,
         "opponent_result": outcome.opponent_result.label,
     }
@@ -587,36 +578,21 @@ def roll_disengagement(
 
 
 def roll_against_resistance(
-    ability: Rating,
-    roll: int,
-    resistance: Rating,
-    resistance_roll: int,
-    *,
-    better_roll: str,
-    hero_point: bool = False,
-    bumps: int = 0,
-    name: str,
+    roller: SideRoll, resistance: Rating, resistance_roll: int, *, better_roll: str
 ) -> tuple[Outcome, dict[str, Any]]:
     """A simple contest of one ability against a resistance (§5.3.5 final action,
     §5.3.10 lending, §5.3.11 gifting): the outcome and the log fields that tell it."""
-    outcome = simple_outcome(
-        ability,
-        roll,
-        resistance,
-        resistance_roll,
-        better_roll=better_roll,
-        first_hero_point=hero_point,
-        first_bumps=bumps,
-        first_name=name,
+    outcome = _simple_outcome(
+        roller, SideRoll("the resistance", resistance, resistance_roll), better_roll
     )
     return outcome, {
-        "roll": roll,
+        "roll": roller.roll,
         "resistance_roll": resistance_roll,
-        "tn": str(ability),
+        "tn": str(roller.ability),
         "resistance": str(resistance),
         "result": outcome.pc_result.label,
         "resistance_result": outcome.opponent_result.label,
-        "hero_point": hero_point,
+        "hero_point": roller.hero_point,
         "outcome": outcome_words(outcome.level),
     }
 
@@ -648,13 +624,10 @@ def roll_gift(
     resistance_roll = read_roll(resistance_roll, "the resistance's roll")
     hero_point = read_flag(hero_point, "hero_point")
     outcome, log = roll_against_resistance(
-        gifter,
-        roll,
+        SideRoll("the gifter", gifter, roll, hero_point),
         gifting_resistance(bid),
         resistance_roll,
         better_roll=better_roll,
-        hero_point=hero_point,
-        name="the gifter",
     )
     recipient_gain, opponent_gain = gifting_effect(outcome.level, bid)
     return Gift(recipient_gain, opponent_gain, {"bid": bid, **log})
@@ -913,6 +886,19 @@ class ExtendedContest(ContestMachine):
                 f"it is the {self.turn}'s turn in round {self.round}, not the {side}'s"
             )
 
+    def _side_roll(
+        self, side: Side, ability: Rating, roll: int, hero_point: bool, bumps: int | None = None
+    ) -> SideRoll:
+        """`side`'s roll with `ability`: the PC's `hero_point` applies only to the PC's
+        roll, and `bumps` default to the side's lasting bumps (a resistance has none, R2)."""
+        return SideRoll(
+            f"the {side}",
+            ability,
+            roll,
+            hero_point and side == "pc",
+            self.sides[side].bumps if bumps is None else bumps,
+        )
+
     def _check_bid(self, side: Side, bid: Any) -> int:
         contestant = self.sides[side]
         if side == "pc":
@@ -1019,20 +1005,11 @@ class ExtendedContest(ContestMachine):
         tns = {side: self.sides[side].tn for side in SIDES}
         tns["pc"] = tns["pc"] + pc_modifier
         exchange = roll_exchange(
-            tns[actor],
-            actor_roll,
-            tns[defender],
-            defender_roll,
+            self._side_roll(actor, tns[actor], actor_roll, hero_point),
+            self._side_roll(defender, tns[defender], defender_roll, hero_point),
             bid=bid,
             held=held,
             better_roll=self.better_roll,
-            # Only the PC has hero points; a resistance has no bumps (R2).
-            actor_hero_point=hero_point and actor == "pc",
-            defender_hero_point=hero_point and defender == "pc",
-            actor_bumps=self.sides[actor].bumps,
-            defender_bumps=self.sides[defender].bumps,
-            actor_name=f"the {actor}",
-            defender_name=f"the {defender}",
         )
         changes = {actor: exchange.effect.actor_change, defender: exchange.effect.defender_change}
         for side in SIDES:
@@ -1064,13 +1041,8 @@ class ExtendedContest(ContestMachine):
         """
         side = self._check_side(side)
         self._check_turn(side)
-        if not isinstance(description, str):
-            raise RulesError("an unrelated action's description must be text")
         entry = {
-            "kind": "unrelated_action",
-            "round": self.round,
-            "actor": side,
-            "description": description,
+            **unrelated_action_log(self.round, side, description),
             "change": {s: 0 for s in SIDES},
             "ap": {s: self.sides[s].ap for s in SIDES},
         }
@@ -1113,18 +1085,10 @@ class ExtendedContest(ContestMachine):
         opponent_roll = read_roll(opponent_roll, f"the {other}'s roll")
         hero_point = read_flag(hero_point, "hero_point")
         attempt = roll_disengagement(
-            mine,
-            roll,
-            theirs,
-            opponent_roll,
+            self._side_roll(side, mine, roll, hero_point, bumps),
+            self._side_roll(other, theirs, opponent_roll, hero_point, their_bumps),
             current_ap=self.sides[side].ap,
             better_roll=self.better_roll,
-            hero_point=hero_point and side == "pc",
-            opponent_hero_point=hero_point and other == "pc",
-            bumps=bumps,
-            opponent_bumps=their_bumps,
-            name=f"the {side}",
-            opponent_name=f"the {other}",
         )
         if hero_point:
             self.sides["pc"].hero_points_spent += 1

@@ -17,6 +17,7 @@ from .dice import Result
 from .errors import IllegalAction, RulesError
 from .extended import (
     DEFAULT_BID,
+    SideRoll,
     ability_in_use,
     check_bid,
     defeat_degree,
@@ -34,6 +35,7 @@ from .extended import (
     roll_gift,
     starting_ap,
     total_modifier,
+    unrelated_action_log,
 )
 from .inputs import read_better_roll, read_flag, read_int, read_rating, read_roll
 from .machine import ContestMachine, action, after_end
@@ -615,19 +617,11 @@ class GroupExtendedContest(ContestMachine):
         )
         both_lose_half = read_flag(both_lose_half, "both_lose_half")
         exchange = roll_exchange(
-            actor_tn,
-            actor_roll,
-            defender_tn,
-            defender_roll,
+            SideRoll(actor.name, actor_tn, actor_roll, actor_hp, actor.bumps),
+            SideRoll(defender.name, defender_tn, defender_roll, defender_hp, defender.bumps),
             bid=bid,
             held=held,
             better_roll=self.better_roll,
-            actor_hero_point=actor_hp,
-            defender_hero_point=defender_hp,
-            actor_bumps=actor.bumps,
-            defender_bumps=defender.bumps,
-            actor_name=actor.name,
-            defender_name=defender.name,
         )
         actor_change, defender_change, rule = (
             exchange.effect.actor_change,
@@ -672,15 +666,7 @@ class GroupExtendedContest(ContestMachine):
         """Forfeit this turn's action to do something unrelated (§5.3.7)."""
         person = self._in_person(name)
         self._check_turn(person)
-        if not isinstance(description, str):
-            raise RulesError("an unrelated action's description must be text")
-        entry = {
-            "kind": "unrelated_action",
-            "round": self.round,
-            "actor": name,
-            "description": description,
-            "change": {},
-        }
+        entry = {**unrelated_action_log(self.round, name, description), "change": {}}
         self.exchanges.append(entry)
         self._finish_turn(name)
         return entry
@@ -719,18 +705,10 @@ class GroupExtendedContest(ContestMachine):
         my_hp = self._hero_point(person, hero_point, "hero_point")
         their_hp = self._hero_point(other, opponent_hero_point, "opponent_hero_point")
         attempt = roll_disengagement(
-            mine,
-            roll,
-            theirs,
-            opponent_roll,
+            SideRoll(name, mine, roll, my_hp, bumps),
+            SideRoll(other.name, theirs, opponent_roll, their_hp, their_bumps),
             current_ap=person.ap,
             better_roll=self.better_roll,
-            hero_point=my_hp,
-            opponent_hero_point=their_hp,
-            bumps=bumps,
-            opponent_bumps=their_bumps,
-            name=name,
-            opponent_name=other.name,
         )
         person.hero_points_spent += my_hp
         other.hero_points_spent += their_hp
@@ -804,14 +782,10 @@ class GroupExtendedContest(ContestMachine):
         resistance_roll = read_roll(resistance_roll, "the resistance's roll")
         hero_point = self._hero_point(person, hero_point, "hero_point")
         outcome, log = roll_against_resistance(
-            ability,
-            roll,
+            SideRoll(name, ability, roll, hero_point, bumps),
             lending_resistance(amount),
             resistance_roll,
             better_roll=self.better_roll,
-            hero_point=hero_point,
-            bumps=bumps,
-            name=name,
         )
         person.hero_points_spent += hero_point
         target_change, lender_change = lending_effect(outcome.level, amount)
@@ -868,13 +842,10 @@ class GroupExtendedContest(ContestMachine):
         resistance_roll = read_roll(resistance_roll, "the resistance's roll")
         bump = self._hero_point(person, hero_point, "hero_point")
         outcome, log = roll_against_resistance(
-            ability,
-            roll,
+            SideRoll(name, ability, roll, bump),
             final_action_resistance(person.ap),
             resistance_roll,
             better_roll=self.better_roll,
-            hero_point=bump,
-            name=name,
         )
         person.final_action_used = True
         person.hero_points_spent += 1 + bump

@@ -13,7 +13,7 @@ adversity "hurt" .. "dead", whose strings equal the `State` values of `states.py
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -451,6 +451,95 @@ def outcome_entry(outcome: Outcome) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
+# Playing a round, shared by the one-on-one and group machines: each reads the
+# round's options in the same order (tactics, hero points, ratings, rolls, bumps)
+# and logs the round with the same fields.
+# ---------------------------------------------------------------------------
+
+
+def read_tactics(names: dict[Side, str], pc_tactic: Any, opponent_tactic: Any) -> dict[Side, str]:
+    """Both sides' tactics for a round (§5.2.5, §5.2.6, §5.1.5, §5.1.6), each refusal
+    naming its side."""
+    return {
+        "pc": read_tactic(pc_tactic, f"{names['pc']}'s"),
+        "opponent": read_tactic(opponent_tactic, f"{names['opponent']}'s"),
+    }
+
+
+def rating_in_use(rating: Rating, override: Any, modifier: Any, name: str) -> Rating:
+    """The rating `name` rolls with: `rating`, or `override` when given (another
+    ability, §5.1.5, §5.2.8), plus a situational `modifier` (R9)."""
+    base = rating if override is None else read_rating(override, f"{name}'s rating")
+    return base + read_int(modifier, f"{name}'s modifier")
+
+
+class RoundPlay(NamedTuple):
+    """A round's simple contest as played: each side's hero point and rating, and the
+    outcome (§5.1.1 step 4)."""
+
+    hero_points: dict[Side, bool]
+    ratings: dict[Side, Rating]
+    outcome: Outcome
+
+
+def play_contest(
+    names: dict[Side, str],
+    ratings: dict[Side, Rating],
+    check_hero_point: Callable[[Side, Any], bool],
+    *,
+    better_roll: str,
+    rolls: dict[Side, Any],
+    hero_points: dict[Side, Any],
+    overrides: dict[Side, Any],
+    modifiers: dict[Side, Any],
+    bumps: dict[Side, Any],
+) -> RoundPlay:
+    """Read both sides' options for a round and play its simple contest (§5.1.1 step 4).
+
+    `ratings` are the abilities in use; `overrides` name another ability for this
+    round only and `modifiers` are this round's situational modifiers (R9: they last
+    one round). `check_hero_point(side, value)` reads a side's hero point and refuses
+    one to the GM's side, in the machine's own words.
+    """
+    spent = {side: check_hero_point(side, hero_points[side]) for side in SIDES}
+    used = {
+        side: rating_in_use(ratings[side], overrides[side], modifiers[side], names[side])
+        for side in SIDES
+    }
+    outcome = contest_outcome(
+        used["pc"],
+        read_roll(rolls["pc"], f"{names['pc']}'s roll"),
+        used["opponent"],
+        read_roll(rolls["opponent"], f"{names['opponent']}'s roll"),
+        better_roll=better_roll,
+        pc_hero_point=spent["pc"],
+        opponent_hero_point=spent["opponent"],
+        pc_bumps=read_int(bumps["pc"], "pc_bumps"),
+        opponent_bumps=read_int(bumps["opponent"], "opponent_bumps"),
+        pc_label=names["pc"],
+        opponent_label=names["opponent"],
+    )
+    return RoundPlay(spent, used, outcome)
+
+
+def round_log(play: RoundPlay, scored: ScoredRound) -> dict[str, Any]:
+    """The log fields of a played round, from the rolls to whether a side escaped."""
+    return {
+        **outcome_entry(play.outcome),
+        "pc_rating": str(play.ratings["pc"]),
+        "opponent_rating": str(play.ratings["opponent"]),
+        "pc_tactic": scored.pc_tactic,
+        "opponent_tactic": scored.opponent_tactic,
+        "pc_hero_point": play.hero_points["pc"],
+        "opponent_hero_point": play.hero_points["opponent"],
+        "scored_by": scored.scored_by,
+        "points": scored.points,
+        "objective_achieved": scored.objective_achieved,
+        "escaped": scored.escaped,
+    }
+
+
+# ---------------------------------------------------------------------------
 # The one-on-one scored contest
 # ---------------------------------------------------------------------------
 
@@ -727,26 +816,14 @@ class ScoredContest(ContestMachine):
             )
         return hero_point
 
-    def _round_rating(self, side: Side, override: Any, modifier: Any) -> Rating:
-        name = self._names[side]
-        base = (
-            self._ratings[side] if override is None else read_rating(override, f"{name}'s rating")
-        )
-        return base + read_int(modifier, f"{name}'s modifier")
-
-    def _resolve(self, rolls: dict[str, Any], ratings: dict[str, Rating], heroes, bumps) -> Outcome:
-        return contest_outcome(
-            ratings["pc"],
-            read_roll(rolls["pc"], f"{self._names['pc']}'s roll"),
-            ratings["opponent"],
-            read_roll(rolls["opponent"], f"{self._names['opponent']}'s roll"),
+    def _play_contest(self, **options: dict[Side, Any]) -> RoundPlay:
+        """`play_contest` between this contest's two sides, with their current ratings."""
+        return play_contest(
+            self._names,
+            self._ratings,
+            self._check_player,
             better_roll=self._better_roll,
-            pc_hero_point=heroes["pc"],
-            opponent_hero_point=heroes["opponent"],
-            pc_bumps=read_int(bumps["pc"], "pc_bumps"),
-            opponent_bumps=read_int(bumps["opponent"], "opponent_bumps"),
-            pc_label=self._names["pc"],
-            opponent_label=self._names["opponent"],
+            **options,
         )
 
     @action
@@ -777,42 +854,24 @@ class ScoredContest(ContestMachine):
         point raises that side's result one step after bumps; it is refused on a
         critical and for the GM's opponent. Returns the `ScoredRound`.
         """
-        tactics = {
-            "pc": read_tactic(pc_tactic, f"{self._names['pc']}'s"),
-            "opponent": read_tactic(opponent_tactic, f"{self._names['opponent']}'s"),
-        }
-        heroes = {
-            "pc": self._check_player("pc", pc_hero_point),
-            "opponent": self._check_player("opponent", opponent_hero_point),
-        }
-        ratings = {
-            "pc": self._round_rating("pc", pc_rating, pc_modifier),
-            "opponent": self._round_rating("opponent", opponent_rating, opponent_modifier),
-        }
-        outcome = self._resolve(
-            {"pc": pc_roll, "opponent": opponent_roll},
-            ratings,
-            heroes,
-            {"pc": pc_bumps, "opponent": opponent_bumps},
+        tactics = read_tactics(self._names, pc_tactic, opponent_tactic)
+        play = self._play_contest(
+            rolls={"pc": pc_roll, "opponent": opponent_roll},
+            hero_points={"pc": pc_hero_point, "opponent": opponent_hero_point},
+            overrides={"pc": pc_rating, "opponent": opponent_rating},
+            modifiers={"pc": pc_modifier, "opponent": opponent_modifier},
+            bumps={"pc": pc_bumps, "opponent": opponent_bumps},
         )
-        scored = score_round(outcome, pc_tactic=tactics["pc"], opponent_tactic=tactics["opponent"])
+        scored = score_round(
+            play.outcome, pc_tactic=tactics["pc"], opponent_tactic=tactics["opponent"]
+        )
         if scored.scored_by:
             self._points[scored.scored_by] += scored.points
         self._rounds.append(
             {
                 "number": len(self._rounds) + 1,
                 "kind": "round",
-                **outcome_entry(outcome),
-                "pc_rating": str(ratings["pc"]),
-                "opponent_rating": str(ratings["opponent"]),
-                "pc_tactic": tactics["pc"],
-                "opponent_tactic": tactics["opponent"],
-                "pc_hero_point": heroes["pc"],
-                "opponent_hero_point": heroes["opponent"],
-                "scored_by": scored.scored_by,
-                "points": scored.points,
-                "objective_achieved": scored.objective_achieved,
-                "escaped": scored.escaped,
+                **round_log(play, scored),
                 "pc_points": self._points["pc"],
                 "opponent_points": self._points["opponent"],
             }
@@ -869,20 +928,14 @@ class ScoredContest(ContestMachine):
                 "a parting shot comes only in the round right after a knock-out (§5.1.4)"
             )
         shooter = self._winner
-        heroes = {
-            "pc": self._check_player("pc", pc_hero_point),
-            "opponent": self._check_player("opponent", opponent_hero_point),
-        }
-        ratings = {
-            "pc": self._round_rating("pc", pc_rating, pc_modifier),
-            "opponent": self._round_rating("opponent", opponent_rating, opponent_modifier),
-        }
-        outcome = self._resolve(
-            {"pc": pc_roll, "opponent": opponent_roll},
-            ratings,
-            heroes,
-            {"pc": pc_bumps, "opponent": opponent_bumps},
+        play = self._play_contest(
+            rolls={"pc": pc_roll, "opponent": opponent_roll},
+            hero_points={"pc": pc_hero_point, "opponent": opponent_hero_point},
+            overrides={"pc": pc_rating, "opponent": opponent_rating},
+            modifiers={"pc": pc_modifier, "opponent": opponent_modifier},
+            bumps={"pc": pc_bumps, "opponent": opponent_bumps},
         )
+        outcome = play.outcome
         shooter_level = outcome.level if shooter == "pc" else -outcome.level
         before = self._points[shooter]
         self._points[shooter] = parting_shot_score(before, self._knockout_points, shooter_level)
@@ -893,11 +946,11 @@ class ScoredContest(ContestMachine):
                 "number": len(self._rounds) + 1,
                 "kind": "parting_shot",
                 **outcome_entry(outcome),
-                "pc_rating": str(ratings["pc"]),
-                "opponent_rating": str(ratings["opponent"]),
+                "pc_rating": str(play.ratings["pc"]),
+                "opponent_rating": str(play.ratings["opponent"]),
                 "shooter": shooter,
-                "pc_hero_point": heroes["pc"],
-                "opponent_hero_point": heroes["opponent"],
+                "pc_hero_point": play.hero_points["pc"],
+                "opponent_hero_point": play.hero_points["opponent"],
                 "change": self._points[shooter] - before,
                 "revived": revived,
                 "pc_points": self._points["pc"],

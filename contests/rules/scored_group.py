@@ -33,12 +33,14 @@ from .scored import (
     contest_outcome,
     group_victory_level,
     other_side,
-    outcome_entry,
     parting_shot_score,
+    play_contest,
+    rating_in_use,
     read_stakes,
-    read_tactic,
+    read_tactics,
     resolution_points,
     rising_action,
+    round_log,
     score_round,
 )
 from .simple import Outcome
@@ -443,10 +445,6 @@ class GroupScoredContest(ContestMachine):
             )
         return value
 
-    def _rating(self, participant: _Participant, base: Rating, override: Any, mod: Any) -> Rating:
-        rating = base if override is None else read_rating(override, f"{participant.name}'s rating")
-        return rating + read_int(mod, f"{participant.name}'s modifier")
-
     def _free_to_act(self, participant: _Participant, doing: str) -> None:
         """§5.2.2: unrelated actions are for those not enmeshed in a round, once a round."""
         if participant.status == "defeated":
@@ -521,7 +519,8 @@ class GroupScoredContest(ContestMachine):
             kind="contest",
             members={side: p.name for side, p in members.items()},
             ratings={
-                side: self._rating(p, p.rating, overrides[side], 0) for side, p in members.items()
+                side: rating_in_use(p.rating, overrides[side], 0, p.name)
+                for side, p in members.items()
             },
         )
         self._pairings.append(pairing)
@@ -659,42 +658,28 @@ class GroupScoredContest(ContestMachine):
                 f"play {others} first"
             )
         members = {side: self._participants[current.members[side]] for side in SIDES}
-        tactics = {
-            "pc": read_tactic(pc_tactic, f"{members['pc'].name}'s"),
-            "opponent": read_tactic(opponent_tactic, f"{members['opponent'].name}'s"),
-        }
-        heroes = {
-            "pc": self._hero_point(members["pc"], pc_hero_point),
-            "opponent": self._hero_point(members["opponent"], opponent_hero_point),
-        }
-        overrides = {
-            "pc": (pc_rating, pc_modifier),
-            "opponent": (opponent_rating, opponent_modifier),
-        }
-        ratings = {
-            side: self._rating(members[side], current.ratings[side], *overrides[side])
-            for side in SIDES
-        }
-        outcome = contest_outcome(
-            ratings["pc"],
-            read_roll(pc_roll, f"{members['pc'].name}'s roll"),
-            ratings["opponent"],
-            read_roll(opponent_roll, f"{members['opponent'].name}'s roll"),
+        names = {side: member.name for side, member in members.items()}
+        tactics = read_tactics(names, pc_tactic, opponent_tactic)
+        play = play_contest(
+            names,
+            current.ratings,
+            lambda side, hero_point: self._hero_point(members[side], hero_point),
             better_roll=self._better_roll,
-            pc_hero_point=heroes["pc"],
-            opponent_hero_point=heroes["opponent"],
-            pc_bumps=read_int(pc_bumps, "pc_bumps"),
-            opponent_bumps=read_int(opponent_bumps, "opponent_bumps"),
-            pc_label=members["pc"].name,
-            opponent_label=members["opponent"].name,
+            rolls={"pc": pc_roll, "opponent": opponent_roll},
+            hero_points={"pc": pc_hero_point, "opponent": opponent_hero_point},
+            overrides={"pc": pc_rating, "opponent": opponent_rating},
+            modifiers={"pc": pc_modifier, "opponent": opponent_modifier},
+            bumps={"pc": pc_bumps, "opponent": opponent_bumps},
         )
-        scored = score_round(outcome, pc_tactic=tactics["pc"], opponent_tactic=tactics["opponent"])
+        scored = score_round(
+            play.outcome, pc_tactic=tactics["pc"], opponent_tactic=tactics["opponent"]
+        )
         if scored.scored_by:
             current.points[scored.scored_by] += scored.points
         shifts = {"pc": pc_shift, "opponent": opponent_shift}
         moved = {side: self._shift(members[side], current, shifts[side]) for side in SIDES}
         for side in SIDES:
-            members[side].hero_points_spent += int(heroes[side])
+            members[side].hero_points_spent += int(play.hero_points[side])
         current.played_round = self._round
         entry = {
             "kind": "round",
@@ -702,17 +687,7 @@ class GroupScoredContest(ContestMachine):
             "pairing": current.id,
             "pc": members["pc"].name,
             "opponent": members["opponent"].name,
-            **outcome_entry(outcome),
-            "pc_rating": str(ratings["pc"]),
-            "opponent_rating": str(ratings["opponent"]),
-            "pc_tactic": tactics["pc"],
-            "opponent_tactic": tactics["opponent"],
-            "pc_hero_point": heroes["pc"],
-            "opponent_hero_point": heroes["opponent"],
-            "scored_by": scored.scored_by,
-            "points": scored.points,
-            "objective_achieved": scored.objective_achieved,
-            "escaped": scored.escaped,
+            **round_log(play, scored),
             "shifted": moved["pc"] + moved["opponent"],
         }
         if scored.escaped:
@@ -774,7 +749,7 @@ class GroupScoredContest(ContestMachine):
         hero = self._hero_point(giver, hero_point)
         outcome, level = self._face_off(
             giver,
-            self._rating(giver, giver.rating, rating, modifier),
+            rating_in_use(giver.rating, rating, modifier, giver.name),
             helper_roll,
             hero,
             bumps,
@@ -858,7 +833,7 @@ class GroupScoredContest(ContestMachine):
         hero = self._hero_point(actor, hero_point)
         outcome, _ = self._face_off(
             actor,
-            self._rating(actor, actor.rating, rating, modifier),
+            rating_in_use(actor.rating, rating, modifier, actor.name),
             roll,
             hero,
             bumps,
@@ -925,12 +900,12 @@ class GroupScoredContest(ContestMachine):
         target_hero = self._hero_point(shot_at, target_hero_point)
         outcome, level = self._face_off(
             shot_by,
-            self._rating(shot_by, shot_by.rating, rating, modifier),
+            rating_in_use(shot_by.rating, rating, modifier, shot_by.name),
             shooter_roll,
             hero,
             bumps,
             target,
-            self._rating(shot_at, shot_at.rating, target_rating, target_modifier),
+            rating_in_use(shot_at.rating, target_rating, target_modifier, shot_at.name),
             target_roll,
             target_hero,
             target_bumps,
@@ -1019,12 +994,12 @@ class GroupScoredContest(ContestMachine):
         follower_hero = self._hero_point(taken, follower_hero_point)
         outcome, level = self._face_off(
             taker,
-            self._rating(taker, taker.rating, rating, modifier),
+            rating_in_use(taker.rating, rating, modifier, taker.name),
             remover_roll,
             hero,
             bumps,
             follower,
-            self._rating(taken, taken.rating, follower_rating, follower_modifier),
+            rating_in_use(taken.rating, follower_rating, follower_modifier, taken.name),
             follower_roll,
             follower_hero,
             follower_bumps,

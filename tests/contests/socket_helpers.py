@@ -26,7 +26,9 @@ def table_socket(
     return WebsocketCommunicator(application, f"/ws/tables/{campaign_id}/", headers=headers)
 
 
-async def receive_until(communicator: WebsocketCommunicator, text: str, timeout: float = 3) -> str:
+async def receive_until(
+    communicator: WebsocketCommunicator, text: str, timeout: float = 3, limit: int = 20
+) -> str:
     """Read messages until one contains `text` (presence updates arrive in bursts)."""
     seen = []
     while True:
@@ -34,5 +36,5 @@ async def receive_until(communicator: WebsocketCommunicator, text: str, timeout:
         if text in message:
             return message
         seen.append(message)
-        if len(seen) > 20:
+        if len(seen) > limit:
             raise AssertionError(f"{text!r} never arrived; got {seen!r}")

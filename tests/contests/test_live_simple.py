@@ -30,7 +30,11 @@ def frame_simple(campaign, gm, tamsin, **opponent):
 
 def act(contest, user, action, rolls=(), **data):
     return contest_act(
-        contest_id=contest.pk, user=user, action=action, data=data, idempotency_key=key(),
+        contest_id=contest.pk,
+        user=user,
+        action=action,
+        data=data,
+        idempotency_key=key(),
         roller=fixed_rolls(*rolls),
     )
 
@@ -59,7 +63,14 @@ def test_a_simple_contest_from_framing_to_consequences(campaign, session, gm, al
     assert condition.state == "pumped" and condition.contest_id == contest.pk
     assert list(condition.abilities.values_list("name", flat=True)) == ["Boatcraft"]
     types = list(contest.events.values_list("type", flat=True))
-    assert types == ["framed", "choose_ability", "roll", "hero_point", "resolve", "apply_consequences"]
+    assert types == [
+        "framed",
+        "choose_ability",
+        "roll",
+        "hero_point",
+        "resolve",
+        "apply_consequences",
+    ]
     assert list(contest.events.values_list("seq", flat=True)) == [1, 2, 3, 4, 5, 6]
     rolled = contest.events.get(type="roll").payload
     assert rolled["data"] == {"pc_roll": 10, "opponent_roll": 5}
@@ -69,8 +80,20 @@ def test_a_simple_contest_from_framing_to_consequences(campaign, session, gm, al
 def test_the_same_idempotency_key_gives_one_event(campaign, session, gm, alice, tamsin):
     contest = frame_simple(campaign, gm, tamsin)
     data = {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk}
-    first = contest_act(contest_id=contest.pk, user=alice, action="choose_ability", data=data, idempotency_key="same")
-    again = contest_act(contest_id=contest.pk, user=alice, action="choose_ability", data=data, idempotency_key="same")
+    first = contest_act(
+        contest_id=contest.pk,
+        user=alice,
+        action="choose_ability",
+        data=data,
+        idempotency_key="same",
+    )
+    again = contest_act(
+        contest_id=contest.pk,
+        user=alice,
+        action="choose_ability",
+        data=data,
+        idempotency_key="same",
+    )
     assert first.created and not again.created and again.event == first.event
     assert ContestEvent.objects.filter(contest=contest).count() == 2
 
@@ -79,9 +102,12 @@ def test_a_stale_sequence_number_is_refused(campaign, session, gm, alice, tamsin
     contest = frame_simple(campaign, gm, tamsin)
     with pytest.raises(ContestError, match="moved on"):
         contest_act(
-            contest_id=contest.pk, user=alice, action="choose_ability",
+            contest_id=contest.pk,
+            user=alice,
+            action="choose_ability",
             data={"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
-            idempotency_key=key(), expected_seq=0,
+            idempotency_key=key(),
+            expected_seq=0,
         )
     assert contest.events.count() == 1
 
@@ -98,7 +124,9 @@ def test_a_stale_sequence_number_is_refused(campaign, session, gm, alice, tamsin
         ("gm", "apply_consequences", {}, "once the contest is decided"),
     ],
 )
-def test_actions_check_who_may_act_and_when(campaign, session, gm, alice, sam, tamsin, who, action, data, message, request):
+def test_actions_check_who_may_act_and_when(
+    campaign, session, gm, alice, sam, tamsin, who, action, data, message, request
+):
     contest = frame_simple(campaign, gm, tamsin)
     user = request.getfixturevalue(who)
     with pytest.raises(ContestError, match=message):
@@ -123,7 +151,9 @@ def test_a_hero_point_on_a_critical_is_refused(campaign, session, gm, alice, tam
     assert tamsin.hero_points == 3
 
 
-def test_the_gm_undoes_the_latest_action_and_the_archive_keeps_both(campaign, session, gm, alice, tamsin):
+def test_the_gm_undoes_the_latest_action_and_the_archive_keeps_both(
+    campaign, session, gm, alice, tamsin
+):
     contest = frame_simple(campaign, gm, tamsin)
     act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
     act(contest, gm, "roll", rolls=(10, 5))
@@ -138,17 +168,36 @@ def test_the_gm_undoes_the_latest_action_and_the_archive_keeps_both(campaign, se
         act(contest, alice, "undo")
 
 
-def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(campaign, session, gm, alice, tamsin):
+def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(
+    campaign, session, gm, alice, tamsin
+):
     """§2.4.1, R8: a minor victory on the augment roll gives +6."""
     contest = frame_simple(campaign, gm, tamsin)
     act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
-    act(contest, alice, "augment", rolls=(4, 15), side="pc", kind="rolled",
-        ability="Sharp eyes", rating=15)
+    act(
+        contest,
+        alice,
+        "augment",
+        rolls=(4, 15),
+        side="pc",
+        kind="rolled",
+        ability="Sharp eyes",
+        rating=15,
+    )
     contest.refresh_from_db()
     pc = contest.state["sides"]["pc"]
     assert pc["augments"][0]["bonus"] == 6  # success (4 vs 15) against failure (15 vs 14)
     with pytest.raises(ContestError, match="already tried"):
-        act(contest, alice, "augment", rolls=(4, 15), side="pc", kind="rolled", ability="Sharp eyes", rating=15)
+        act(
+            contest,
+            alice,
+            "augment",
+            rolls=(4, 15),
+            side="pc",
+            kind="rolled",
+            ability="Sharp eyes",
+            rating=15,
+        )
 
 
 def test_framing_needs_an_open_session(campaign, gm, tamsin):
