@@ -57,6 +57,7 @@ PASSWORD = "bench horse battery staple"  # noqa: S105 - the bench users' known p
 PLAYERS_PER_TABLE = 7
 CLIENTS_PER_TABLE = 1 + PLAYERS_PER_TABLE
 LOST_AFTER_S = 5.0  # a client that has not received an action's seq by then lost it
+GRACE_S = 5.0  # how much longer the bench waits, to tell late arrivals from losses
 PACE_PER_S = 4.0  # the one-table sender's pace, under the 5/s (burst 10) rate limit
 CONNECT_CONCURRENCY = 32
 
@@ -668,8 +669,8 @@ async def _wait_settled(
     actions: list[Action], clients_of: dict[int, list[Client]], recorder: Recorder
 ) -> None:
     """Wait until every action is answered and everyone at its table has it, or until
-    LOST_AFTER_S after the last send."""
-    deadline = time.perf_counter() + LOST_AFTER_S
+    LOST_AFTER_S + GRACE_S after the last send."""
+    deadline = time.perf_counter() + LOST_AFTER_S + GRACE_S
     while time.perf_counter() < deadline:
         settled = all(
             action.error
@@ -685,10 +686,21 @@ async def _wait_settled(
         await asyncio.sleep(0.05)
 
 
+def closed_by_server(clients_of: dict[int, list[Client]]) -> dict[str, int]:
+    """Close codes of the sockets the server closed while the bench still used them."""
+    closed = collections.Counter(
+        str(client.close_code)
+        for clients in clients_of.values()
+        for client in clients
+        if client.reader is not None and client.reader.done()
+    )
+    return dict(closed)
+
+
 def _tally(
     actions: list[Action], clients_of: dict[int, list[Client]], recorder: Recorder
 ) -> dict[str, Any]:
-    latencies, lost, late, unanswered, errors = [], 0, 0, 0, []
+    latencies, never, late, unanswered, errors = [], 0, 0, 0, []
     for action in actions:
         if action.error:
             errors.append(action.error)
@@ -701,11 +713,11 @@ def _tally(
         for client in clients_of[action.table]:
             at = got.get(client.index)
             if at is None:
-                lost += 1
-            elif at - action.sent_at > LOST_AFTER_S:
+                never += 1
+                continue
+            if at - action.sent_at > LOST_AFTER_S:
                 late += 1
-            else:
-                times.append(at)
+            times.append(at)
         if len(times) == len(clients_of[action.table]):
             latencies.append(max(times) - action.sent_at)
     figures = latency_figures(latencies)
@@ -714,9 +726,12 @@ def _tally(
             "actions_sent": len(actions),
             "actions_failed": len(errors),
             "actions_unanswered": unanswered,
-            "lost": lost + late,
+            "lost": never + late,
+            "lost_never_arrived": never,
+            "lost_arrived_late": late,
             "duplicated": recorder.duplicated,
             "out_of_order": recorder.out_of_order,
+            "clients_closed_by_server": closed_by_server(clients_of),
         }
     )
     if errors:
@@ -1016,7 +1031,11 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {
         "benchmark": "live_table",
         "mode": params["mode"],
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": sys.version.split()[0],
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        },
     }
     wanted_fds = params["idle_sockets"] * 2 + params["tables"] * CLIENTS_PER_TABLE * 2 + 1024
     figures["machine"]["open_file_limit"] = raise_open_file_limit(wanted_fds)
@@ -1073,7 +1092,6 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
                 figures["layers"][layer]["daphne_stderr"] = {
                     "lines": len(errors),
                     "last": errors[-5:],
-                    "all": errors,  # DEBUG
                 }
             if not fragment:
                 raise BenchError("no broadcast fragment was captured from the one-table run")
@@ -1101,6 +1119,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         finally:
             clear_presence()
             connections.close_all()
+    figures["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     figures["elapsed_seconds"] = round(time.monotonic() - started, 1)
     return figures
 

@@ -36,8 +36,11 @@ from .rules import (
     RulesError,
     ScoredContest,
     augment_bonus,
+    costly_automatic_victory,
+    graduated_goals,
     hero_point_effect,
     is_clearly_inferior,
+    pyrrhic_victory_consequence,
     quick_augment,
     resistance,
     rolled_augment,
@@ -53,7 +56,9 @@ Roller = Callable[[], int]
 
 SIDES = ("pc", "opponent")
 LONG_KINDS = {"scored": ScoredContest, "extended": ExtendedContest, "chained": ChainedContest}
-KINDS = ("simple", *LONG_KINDS)
+KINDS = ("simple", "automatic", *LONG_KINDS)
+# Ways to frame a simple contest: §2.19.2 costly automatic victory, §2.18 graduated goals.
+VARIANTS = ("normal", "costly", "graduated")
 MODIFIER_KINDS = ("stretch", "situational", "flaw", "mob", "ganging_up", "other")
 PLOT_AUGMENTS = (3, 6, 9, 20)  # §2.4.3
 MAX_TEXT = 300
@@ -130,6 +135,9 @@ class TableFlow:
         better_roll = data.get("better_roll", "high")
         if better_roll not in ("high", "low"):
             raise RulesError("better_roll must be 'high' or 'low'")
+        variant = data.get("variant") or "normal"
+        if variant not in VARIANTS or (variant != "normal" and kind != "simple"):
+            raise RulesError(f"variant must be one of {', '.join(VARIANTS)}, for a simple contest")
         stakes = data.get("stakes", "rising_action")
         if stakes not in ("rising_action", "climax"):
             raise RulesError("stakes must be 'rising_action' or 'climax'")
@@ -143,6 +151,8 @@ class TableFlow:
             "hide_gm_rolls": bool(data.get("hide_gm_rolls", False))
             and sides["opponent"]["character_id"] is None,
             "apply_consequences": bool(data.get("apply_consequences", True)),
+            "variant": variant,
+            "secondary_prize": _text(data, "secondary_prize"),
             "prize": _text(data, "prize"),
             "obstacle": _text(data, "obstacle"),
             "better_roll": better_roll,
@@ -518,6 +528,8 @@ class TableFlow:
         """The GM calls for the roll: both sides roll d20 (§4.1.1 step 4)."""
         self._require_gm(actor, "call for the roll")
         self._require_phase("preparing")
+        if self.kind == "automatic":
+            raise IllegalAction("an automatic victory needs no roll")
         for side in SIDES:
             if self.side(side)["rating"] is None:
                 raise IllegalAction(f"{self.side(side)['name']} has no ability or rating yet")
@@ -586,6 +598,70 @@ class TableFlow:
             "rolls": self._rolls_json(after),
         }
 
+    def _do_pyrrhic(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The PC fights for a pyrrhic victory (§2.17, R11): a bump up now, a state of
+        adversity at the end whatever happens."""
+        self._require_phase("preparing")
+        self._require_control(actor, "pc", "choose a pyrrhic victory")
+        if self.state.get("pyrrhic"):
+            raise IllegalAction("this contest is already fought for a pyrrhic victory")
+        if self.is_long and self.state["machine"] is not None:
+            raise IllegalAction("a pyrrhic victory is chosen before the contest starts (§2.17)")
+        self.state["pyrrhic"] = True
+        self.side("pc")["modifiers"].append(
+            {"label": "pyrrhic victory", "value": 0, "bumps": 1, "kind": "other"}
+        )
+        return {"summary": f"{self.side('pc')['name']} fights for a pyrrhic victory: a bump up"}
+
+    def _do_automatic_victory(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """An automatic victory (§2.3.1): no roll; the PC overcomes the obstacle."""
+        self._require_gm(actor, "grant an automatic victory")
+        self._require_phase("preparing")
+        if self.kind != "automatic":
+            raise IllegalAction("frame an automatic victory to grant one")
+        self.state["outcome"] = {"winner": "pc", "degree": None, "automatic": True}
+        self.state["phase"] = "resolved"
+        self.state["suggested"] = []
+        return {"summary": f"{self.side('pc')['name']} overcomes it: an automatic victory"}
+
+    def _do_escalate(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """Continue a decided simple contest as round one of a scored or chained contest
+        (§2.8.2), before its consequences are applied."""
+        self._require_gm(actor, "escalate the contest")
+        self._require_phase("resolved")
+        into = data.get("into")
+        if self.kind != "simple" or self.state["variant"] != "normal":
+            raise IllegalAction("only a plain simple contest escalates (§2.8.2)")
+        if into not in ("scored", "chained"):
+            raise RulesError("a simple contest escalates into a scored or chained contest")
+        last = self.state["rounds"][-1]
+        outcome = self._simple_outcome(last["pc_roll"], last["opponent_roll"], pending=last)
+        pc, opponent = self.target("pc"), self.target("opponent")
+        setup: dict[str, Any] = {
+            "pc": pc.rating.total,
+            "opponent": opponent.rating.total,
+            "better_roll": self.state["better_roll"],
+            "opponent_is_pc": self.side("opponent")["character_id"] is not None,
+        }
+        if into == "scored":
+            setup.update(
+                pc_name=self.side("pc")["name"], opponent_name=self.side("opponent")["name"]
+            )
+        machine = LONG_KINDS[into].escalate(outcome, **setup)
+        self.state.update(kind=into, machine=machine.to_json(), outcome=None, suggested=[])
+        self.state["start_tn"] = {"pc": pc.rating.total, "opponent": opponent.rating.total}
+        self.state["round"] = 2
+        if machine.is_over:
+            self._decide(machine.winner, machine.degree)
+        else:
+            self.state["phase"] = "preparing"
+        return {
+            "summary": f"The contest escalates into a {into} contest; round one was the "
+            f"{outcome.describe}",
+            "totals": self._totals(machine),
+            "totals_kind": "RP" if into == "scored" else "state",
+        }
+
     def _do_resolve(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM settles the roll: a simple contest is decided; a long contest plays
         the round through the engine and goes on until the engine says it is over."""
@@ -601,6 +677,7 @@ class TableFlow:
             self.state["rounds"].append(pending)
             self.state["pending"] = None
             self._decide(outcome.winner, outcome.degree)
+            self._apply_variant(outcome.level)
             return {
                 "summary": f"{self.side('pc')['name']}: {outcome.describe}",
                 "rolls": self._rolls_json(outcome),
@@ -627,6 +704,7 @@ class TableFlow:
         }
         if machine.is_over:
             self._decide(machine.winner, machine.degree)
+            self._apply_variant(self.level_for_pc() or 0)
         else:
             self.state["phase"] = "preparing"
         return payload
@@ -822,10 +900,29 @@ class TableFlow:
             s for s in suggested if self.side(s["side"])["character_id"] is not None
         ]
 
+    def _apply_variant(self, level: int) -> None:
+        """Costly automatic victory (§2.19.2), graduated goals (§2.18) and the pyrrhic
+        victory's price (§2.17) adjust what a decided simple contest means."""
+        outcome = self.state["outcome"]
+        if self.state["variant"] == "costly":
+            costly = costly_automatic_victory(level)
+            outcome.update(winner="pc", costly=costly.describe)
+            self.state["suggested"] = (
+                [{"side": "pc", "state": costly.consequence.value}] if costly.consequence else []
+            )
+        elif self.state["variant"] == "graduated":
+            outcome["goals"] = list(graduated_goals(level))
+        if self.state.get("pyrrhic"):
+            price = pyrrhic_victory_consequence(level).value
+            outcome["pyrrhic"] = price
+            self.state["suggested"] = [s for s in self.state["suggested"] if s["side"] != "pc"] + [
+                {"side": "pc", "state": price}
+            ]
+
     def level_for_pc(self) -> int | None:
         """+4 complete victory .. -4 complete defeat for the PC side; 0 a tie."""
         outcome = self.state.get("outcome")
-        if not outcome:
+        if not outcome or outcome.get("automatic"):
             return None
         if outcome["winner"] not in SIDES or not outcome["degree"]:
             return 0

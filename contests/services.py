@@ -150,6 +150,8 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
         "hide_gm_rolls": getattr(campaign, "roll_visibility", "public") == "gm_hidden",
         "apply_consequences": getattr(campaign, "apply_consequences", True),
         "prize": data.get("prize", ""),
+        "secondary_prize": data.get("secondary_prize", ""),
+        "variant": data.get("variant") or "normal",
         "obstacle": data.get("obstacle", ""),
         "stakes": data.get("stakes", "rising_action"),
         "better_roll": campaign.rules_options.better_roll,
@@ -282,6 +284,7 @@ def _append(
     _record_outcome(contest, flow)
     contest.save(
         update_fields=[
+            "kind",
             "seq",
             "state",
             "status",
@@ -301,6 +304,7 @@ def _record_outcome(contest: Contest, flow: TableFlow) -> None:
     contest.winner = outcome.get("winner") or ""
     contest.degree = outcome.get("degree") or ""
     contest.outcome_level = flow.level_for_pc()
+    contest.kind = flow.kind  # a simple contest may escalate (§2.8.2)
     contest.narration = flow.state.get("narration", "")
     if flow.phase == "finished":
         contest.status = ContestStatus.FINISHED

@@ -1,7 +1,8 @@
 """The extended contest: advantage points, bids and exchanges (§5.3, RULINGS.md R13).
 
 This module holds the tables of §5.3 as pure functions (the exchange table, the
-outcome bands, final action, failed disengagement, AP lending and AP gifting) and the
+outcome bands, final action, failed disengagement, AP lending and AP gifting), the
+rolls played on them (`roll_exchange`, `roll_disengagement`, `roll_gift`, ...) and the
 one-on-one `ExtendedContest` state machine. The group contest (§5.3.3) builds on the
 same functions in `extended_group.py`.
 
@@ -435,23 +436,12 @@ def outcome_words(level: int) -> str:
     return f"{DEGREES[abs(level) - 1]} {'victory' if level > 0 else 'defeat'}"
 
 
-def unrelated_action_log(round_now: int, actor: str, description: Any) -> dict[str, Any]:
-    """The log fields of an unrelated action that forfeits an exchange (§5.3.7)."""
-    if not isinstance(description, str):
-        raise RulesError("an unrelated action's description must be text")
-    return {
-        "kind": "unrelated_action",
-        "round": round_now,
-        "actor": actor,
-        "description": description,
-    }
-
-
 # ---------------------------------------------------------------------------
-# The rolls of an extended contest, shared by the one-on-one and group machines:
-# an exchange (§5.3.1 step 4) and the simple contests of §5.3.5, §5.3.9-§5.3.11.
-# Each takes rolls already read and returns what happened with the fields that
-# log it; the machines apply the AP changes and add who did it.
+# Shared by the one-on-one and group machines: the rolls of an exchange (§5.3.1
+# step 4) and of the simple contests of §5.3.5 and §5.3.9-§5.3.11, and the log of
+# an unrelated action (§5.3.7). Each takes values already read and returns what
+# happened with the fields that log it; the machines apply the AP changes and add
+# who acted.
 # ---------------------------------------------------------------------------
 
 
@@ -631,6 +621,18 @@ def roll_gift(
     )
     recipient_gain, opponent_gain = gifting_effect(outcome.level, bid)
     return Gift(recipient_gain, opponent_gain, {"bid": bid, **log})
+
+
+def unrelated_action_log(round_now: int, actor: str, description: Any) -> dict[str, Any]:
+    """The log fields of an unrelated action that forfeits an exchange (§5.3.7)."""
+    if not isinstance(description, str):
+        raise RulesError("an unrelated action's description must be text")
+    return {
+        "kind": "unrelated_action",
+        "round": round_now,
+        "actor": actor,
+        "description": description,
+    }
 
 
 # ---------------------------------------------------------------------------

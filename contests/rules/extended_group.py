@@ -629,9 +629,7 @@ class GroupExtendedContest(ContestMachine):
             exchange.effect.rule,
         )
         if both_lose_half:
-            if not (
-                exchange.actor_result is Result.FUMBLE and exchange.defender_result is Result.FUMBLE
-            ):
+            if (exchange.actor_result, exchange.defender_result) != (Result.FUMBLE, Result.FUMBLE):
                 raise IllegalAction(
                     "both contestants lose 1/2x bid only on a both-fumble tie (§5.3.1 footnote)"
                 )

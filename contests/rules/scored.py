@@ -2,9 +2,10 @@
 
 This module holds the tables of §5.1 and §5.2 as pure functions (resolution points per
 degree, risky gambits and defensive responses, the rising action and climax tables,
-the assist table and its escalating resistances, parting shots) and the one-on-one
-`ScoredContest` state machine. The group contest (§5.2) builds on the same functions
-in `scored_group.py`.
+the assist table and its escalating resistances, parting shots), the playing and
+logging of one round (`play_contest`, `round_log`) and the one-on-one `ScoredContest`
+state machine. The group contest (§5.2) builds on the same functions in
+`scored_group.py`.
 
 Consequences are plain strings, worst last in `CONSEQUENCES`: "unharmed" and "dazed"
 (the climax table's lightest rows, which carry no rating modifier) and the states of

@@ -1,0 +1,87 @@
+"""The live-table benchmark (issue 6) runs end to end on the real Daphne and Redis.
+
+It runs `python -m contests.bench_table --small` as a child process and checks that
+every figure is there with a sane type, and that no broadcast was lost, duplicated or
+out of order (what the product promises). No timing asserts: the machine varies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from contests.bench_table import DEFAULT_REDIS_URL
+from tests.liveserver import ROOT
+
+pytestmark = pytest.mark.bench
+
+LATENCY_KEYS = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
+DELIVERY_KEYS = ("lost", "duplicated", "out_of_order", "actions_failed", "actions_unanswered")
+
+
+def _redis_reachable(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=3).ping())
+    except (redis.RedisError, OSError):
+        return False
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
+    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+    if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
+        pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")
+    result = subprocess.run(
+        [sys.executable, "-m", "contests.bench_table", "--small"],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    figures = json.loads(result.stdout)
+
+    assert figures["mode"] == "small"
+    assert set(figures["layers"]) >= {"core"}
+    for layer, parts in figures["layers"].items():
+        for part in ("one_table", "many_tables"):
+            measured = parts[part]
+            assert measured["samples"] > 0, (layer, part)
+            assert measured["samples"] == measured["actions_sent"], (layer, part)
+            for key in LATENCY_KEYS:
+                assert _number(measured[key]), (layer, part, key)
+            for key in DELIVERY_KEYS:
+                assert measured[key] == 0, (layer, part, key, measured)
+            assert measured["clients_closed_by_server"] == {}, (layer, part)
+            assert isinstance(measured["met"], bool)
+        assert parts["one_table"]["clients"] == 8
+        assert parts["many_tables"]["clients"] == 8 * parts["many_tables"]["tables"]
+        assert set(parts["one_table"]["message_bytes"]) == {"gm", "player"}
+
+    idle = figures["idle_sockets"]
+    assert idle["sockets"] == 100 and idle["failed"] == 0
+    for key in ("cpu_percent", "rss_mb", "rss_before_mb", "connect_seconds"):
+        assert _number(idle[key]), key
+    assert idle["open"] + sum(idle["closed_by_server"].values()) == idle["sockets"]
+
+    bare = figures["bare_websockets"]
+    for key in LATENCY_KEYS:
+        assert _number(bare[key]), key
+    for key in ("lost", "duplicated", "out_of_order"):
+        assert bare[key] == 0, key
+    assert bare["message_bytes"] > 1000  # a real rendered fragment, not a stub
+    assert _number(bare["ratio_p50_daphne_over_bare"])
+
+    assert figures["recommended_default"]["layer"] in figures["layers"]
+    assert figures["recommended_default"]["reason"]
+    assert all(isinstance(met, bool) for met in figures["targets_met"].values())
