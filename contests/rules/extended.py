@@ -467,6 +467,7 @@ def ability_in_use(current: Rating, bumps: int, rating: Any, what: str) -> tuple
 
 
 def _simple_outcome(first: SideRoll, second: SideRoll, better_roll: str) -> Outcome:
+    """`simple_outcome` of two sides' rolls, seen from `first`."""
     return simple_outcome(
         first.ability,
         first.roll,
@@ -515,18 +516,9 @@ def roll_exchange(
     """Play one exchange (§5.3.1 step 4, R13): the actor bids `bid` out of the `held`
     AP (more is a desperation stake, §5.3.6), both roll, bumps and hero points apply
     (R5) and the Extended Contest Table reads the results."""
-    actor_result, defender_result = opposed_results(
-        actor.ability,
-        actor.roll,
-        defender.ability,
-        defender.roll,
-        first_hero_point=actor.hero_point,
-        second_hero_point=defender.hero_point,
-        first_bumps=actor.bumps,
-        second_bumps=defender.bumps,
-        first_name=actor.name,
-        second_name=defender.name,
-    )
+    # The two rolls are read as in a simple contest; only the table differs.
+    results = _simple_outcome(actor, defender, better_roll)
+    actor_result, defender_result = results.pc_result, results.opponent_result
     effect = exchange_effect(
         actor_result, defender_result, actor.roll, defender.roll, bid, better_roll=better_roll
     )
