@@ -41,8 +41,10 @@ test: lint
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest
 
+# The odds benchmark, then the live table under Daphne + Redis (needs Redis; ~10 min).
 bench: $(VENV)/.dev
 	$(PY) -m contests.rules.bench_odds
+	$(PY) -m contests.bench_table
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles

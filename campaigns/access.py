@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
@@ -38,3 +41,42 @@ def campaigns_for_user(user) -> QuerySet[Campaign]:
         .distinct()
         .order_by("name", "id")
     )
+
+
+def get_campaign_for_gm(user, campaign_id: int) -> Campaign:
+    """The campaign, for its GM only: outsiders get 404, other members 403."""
+    campaign, role = get_campaign_for_user(user, campaign_id)
+    if role != Role.GM:
+        raise PermissionDenied("Only the campaign's GM may do that.")
+    return campaign
+
+
+@dataclass(frozen=True)
+class ArchiveViewer:
+    """Who is reading a campaign's archive: a member (with their role) or anyone holding
+    the public link (`role` None), who sees neither GM-only notes nor hidden rolls."""
+
+    campaign: Campaign
+    role: str | None
+    public_token: str | None = None
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == Role.GM
+
+    @property
+    def is_public(self) -> bool:
+        return self.public_token is not None
+
+
+def get_archive_for_user(user, campaign_id: int) -> ArchiveViewer:
+    campaign, role = get_campaign_for_user(user, campaign_id)
+    return ArchiveViewer(campaign, role)
+
+
+def get_archive_for_public_link(token: str) -> ArchiveViewer:
+    """The archive behind a public link; 404 once the GM has revoked it."""
+    campaign = Campaign.objects.select_related("gm").filter(public_token=token).first()
+    if campaign is None or not token:
+        raise Http404("No such archive")
+    return ArchiveViewer(campaign, None, token)

@@ -1,7 +1,12 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
 
+from contests.rules.errors import RulesError
 from contests.rules.options import RulesOptions
+from contests.rules.ratings import Rating
 
 
 class Role(models.TextChoices):
@@ -10,8 +15,34 @@ class Role(models.TextChoices):
     SPECTATOR = "spectator", "Spectator"
 
 
+class LongContestType(models.TextChoices):
+    """The long contest the GM frames by default (§2.8.1, §5)."""
+
+    SCORED = "scored", "Scored contest (§5.1)"
+    EXTENDED = "extended", "Extended contest (§5.3)"
+    CHAINED = "chained", "Chained contest (§5.4)"
+
+
+class RollVisibility(models.TextChoices):
+    PUBLIC = "public", "Every roll is shown to everyone"
+    GM_HIDDEN = "gm_hidden", "The GM's rolls are hidden until revealed"
+
+
+class ResistanceProgression(models.IntegerChoices):
+    """How much the base resistance rises at each new season (§2.9)."""
+
+    NONE = 0, "No progression (§2.9.1)"
+    PLUS_3 = 3, "+3 each new season"
+    PLUS_6 = 6, "+6 each new season"
+    PLUS_9 = 9, "+9 each new season"
+
+
 class Campaign(models.Model):
-    """A group's game. The GM owns it; players and spectators join as members."""
+    """A group's game. The GM owns it; players and spectators join as members.
+
+    The options of RULINGS.md that the rules engine reads live in `rules` (validated
+    by `RulesOptions`); the app's own table options are fields.
+    """
 
     name = models.CharField(max_length=120)
     genre = models.CharField(max_length=120, blank=True)
@@ -24,6 +55,36 @@ class Campaign(models.Model):
         blank=True,
         help_text="Campaign options of RULINGS.md (see contests.rules.options.RulesOptions).",
     )
+    long_contest_default = models.CharField(
+        "default long contest",
+        max_length=10,
+        choices=LongContestType.choices,
+        default=LongContestType.SCORED,
+    )
+    apply_consequences = models.BooleanField(
+        "apply consequences and benefits mechanically",
+        default=True,
+        help_text="Off: outcomes are narrated only, no states are recorded (§2.11).",
+    )
+    roll_visibility = models.CharField(
+        "roll visibility",
+        max_length=10,
+        choices=RollVisibility.choices,
+        default=RollVisibility.PUBLIC,
+    )
+    physical_dice = models.BooleanField("players may enter rolls of physical dice", default=False)
+    resistance_progression = models.PositiveSmallIntegerField(
+        "resistance progression between seasons",
+        choices=ResistanceProgression.choices,
+        default=ResistanceProgression.NONE,
+    )
+    public_token = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="Set while the archive has a public read-only link.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -31,6 +92,12 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        try:
+            RulesOptions.from_json(self.rules or {})
+        except (RulesError, TypeError) as exc:
+            raise ValidationError({"rules": str(exc)}) from exc
 
     @property
     def rules_options(self) -> RulesOptions:
@@ -53,6 +120,9 @@ class Membership(models.Model):
     role = models.CharField(
         max_length=10,
         choices=[(Role.PLAYER, Role.PLAYER.label), (Role.SPECTATOR, Role.SPECTATOR.label)],
+    )
+    invitation = models.ForeignKey(
+        "Invitation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
 
@@ -127,3 +197,86 @@ class Session(models.Model):
     @property
     def is_open(self) -> bool:
         return self.ended_at is None
+
+
+class Invitation(models.Model):
+    """A link that lets people join a campaign in one role, until it expires, is used
+    up or is revoked."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=64, unique=True)
+    role = models.CharField(
+        max_length=10,
+        choices=[(Role.PLAYER, Role.PLAYER.label), (Role.SPECTATOR, Role.SPECTATOR.label)],
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    max_uses = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Empty: anyone with the link may join until it expires."
+    )
+    uses = models.PositiveIntegerField(default=0)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(role__in=[Role.PLAYER, Role.SPECTATOR]),
+                name="invitation_role_is_player_or_spectator",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(max_uses__isnull=True) | models.Q(max_uses__gte=1),
+                name="invitation_max_uses_at_least_one",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()} invitation to {self.campaign}"
+
+    def problem(self, now=None) -> str | None:
+        """Why this invitation cannot be used now, in words for the invitee; None if it can."""
+        now = now or timezone.now()
+        if self.revoked_at is not None:
+            return "This invitation was revoked by the GM. Ask them for a new link."
+        if self.expires_at <= now:
+            return "This invitation has expired. Ask the GM for a new link."
+        if self.max_uses is not None and self.uses >= self.max_uses:
+            return "This invitation has already been used. Ask the GM for a new link."
+        return None
+
+    @property
+    def is_usable(self) -> bool:
+        return self.problem() is None
+
+
+class Npc(models.Model):
+    """A named opponent or resistance in the campaign's library, reused when framing."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="npcs")
+    name = models.CharField(max_length=120)
+    rating = models.IntegerField(help_text="A total (27 is 7M).")
+    description = models.TextField(blank=True, help_text="What the players may know.")
+    notes = models.TextField(blank=True, help_text="GM-only notes.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = "NPC or resistance"
+        constraints = [
+            models.UniqueConstraint(
+                Lower("name"),
+                "campaign",
+                name="npc_name_unique_per_campaign",
+                violation_error_message="The library already has an entry of that name.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def rating_text(self) -> str:
+        return str(Rating(self.rating))

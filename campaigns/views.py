@@ -1,8 +1,62 @@
-from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+"""Campaign pages: membership, invitations, options, NPCs, sessions, the archive and
+its exports. Thin views: check access, call a service or a selector, render."""
 
-from .access import campaigns_for_user, get_campaign_for_user
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+
+from contests.models import ContestKind
+
+from . import selectors, services
+from .access import (
+    ArchiveViewer,
+    campaigns_for_user,
+    get_archive_for_public_link,
+    get_archive_for_user,
+    get_campaign_for_gm,
+    get_campaign_for_user,
+)
+from .forms import (
+    CampaignForm,
+    CampaignOptionsForm,
+    HandOverForm,
+    InvitationForm,
+    JoinForm,
+    NpcForm,
+    SeasonStartForm,
+    SessionEditForm,
+    SessionEndForm,
+    SessionStartForm,
+)
+from .models import Invitation, Membership, Npc, Role, Session
+from .transfer import campaign_chronicle, campaign_export
+
+
+def _posted(request: HttpRequest):
+    """The form data of a POST (even an empty one: a spectator's join has no fields)."""
+    return request.POST if request.method == "POST" else None
+
+
+def _error(request: HttpRequest, exc: ValidationError) -> None:
+    messages.error(request, " ".join(exc.messages))
+
+
+def _form_page(request: HttpRequest, form, **context) -> HttpResponse:
+    """The one page every single-form step uses (title, intro, form, submit)."""
+    return render(request, "campaigns/form.html", {"form": form, **context})
+
+
+# --------------------------------------------------------------------- campaigns
 
 
 @login_not_required
@@ -18,9 +72,445 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "campaigns/home.html", {"campaigns": campaigns})
 
 
+def campaign_create(request: HttpRequest) -> HttpResponse:
+    form = CampaignForm(_posted(request))
+    if request.method == "POST" and form.is_valid():
+        campaign = services.campaign_create(gm=request.user, **form.cleaned_data)
+        messages.success(request, f"{campaign.name} is ready. Invite your players.")
+        return redirect("campaign_members", campaign.pk)
+    return _form_page(request, form, title="New campaign", submit="Create the campaign")
+
+
 def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = get_campaign_for_user(request.user, campaign_id)
-    members = campaign.memberships.select_related("user")
-    characters = campaign.characters.select_related("player")
-    context = {"campaign": campaign, "role": role, "members": members, "characters": characters}
+    context = {
+        "campaign": campaign,
+        "role": role,
+        "members": campaign.memberships.select_related("user"),
+        "characters": campaign.characters.select_related("player"),
+        "open_session": campaign.sessions.filter(ended_at__isnull=True).first(),
+        "latest_season": campaign.seasons.order_by("-number").first(),
+        "recent_sessions": campaign.sessions.order_by("-number")[:3],
+    }
     return render(request, "campaigns/detail.html", context)
+
+
+def campaign_edit(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    form = CampaignForm(_posted(request), instance=campaign)
+    if request.method == "POST" and form.is_valid():
+        services.campaign_update(campaign=campaign, actor=request.user, **form.cleaned_data)
+        messages.success(request, "Saved.")
+        return redirect("campaign_detail", campaign.pk)
+    return _form_page(request, form, campaign=campaign, title="Edit the campaign", submit="Save")
+
+
+def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Members read the options; the GM changes them."""
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    form = CampaignOptionsForm.for_campaign(campaign, _posted(request))
+    if request.method == "POST":
+        campaign = get_campaign_for_gm(request.user, campaign_id)
+        if form.is_valid():
+            try:
+                services.campaign_options_update(
+                    campaign=campaign, actor=request.user, **form.cleaned_data
+                )
+            except ValidationError as exc:
+                form.add_error(None, exc)
+            else:
+                messages.success(request, "The campaign options are saved.")
+                return redirect("campaign_options", campaign.pk)
+    context = {"campaign": campaign, "role": role, "form": form}
+    return render(request, "campaigns/options.html", context)
+
+
+def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    context = {
+        "campaign": campaign,
+        "role": role,
+        "members": campaign.memberships.select_related("user"),
+    }
+    if role == Role.GM:
+        context |= {
+            "invitations": campaign.invitations.all(),
+            "invitation_form": InvitationForm(),
+            "hand_over_form": HandOverForm(campaign=campaign),
+        }
+    return render(request, "campaigns/members.html", context)
+
+
+@require_POST
+def invitation_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    form = InvitationForm(request.POST)
+    if form.is_valid():
+        invitation = services.invitation_create(
+            campaign=campaign, actor=request.user, **form.cleaned_data
+        )
+        link = request.build_absolute_uri(reverse("invitation_accept", args=[invitation.token]))
+        messages.success(request, f"New {invitation.get_role_display().lower()} link: {link}")
+    else:
+        messages.error(request, "The invitation was not created: " + form.errors.as_text())
+    return redirect("campaign_members", campaign.pk)
+
+
+@require_POST
+def invitation_revoke(request: HttpRequest, campaign_id: int, invitation_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    invitation = get_object_or_404(Invitation, pk=invitation_id, campaign=campaign)
+    services.invitation_revoke(invitation=invitation, actor=request.user)
+    messages.success(request, "The invitation is revoked; its link no longer works.")
+    return redirect("campaign_members", campaign.pk)
+
+
+def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
+    """The page an invitation link opens: who invites you, as what, and with which
+    character you join. Bad links say why and change nothing."""
+    try:
+        invitation = services.invitation_for_token(token)
+    except ValidationError as exc:
+        return render(request, "campaigns/join.html", {"problem": exc.messages[0]}, status=404)
+    problem = services.invitation_problem_for(invitation, request.user)
+    form = JoinForm(_posted(request), user=request.user)
+    context = {"invitation": invitation, "campaign": invitation.campaign, "form": form}
+    if problem:
+        return render(request, "campaigns/join.html", {**context, "problem": problem}, status=400)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.invitation_accept(token=token, user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"Welcome to {invitation.campaign.name}!")
+            return redirect("campaign_detail", invitation.campaign.pk)
+    return render(request, "campaigns/join.html", context)
+
+
+@require_POST
+def membership_remove(request: HttpRequest, campaign_id: int, membership_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    membership = get_object_or_404(Membership, pk=membership_id, campaign=campaign)
+    name = membership.user.shown_name
+    services.membership_remove(campaign=campaign, actor=request.user, membership=membership)
+    messages.success(request, f"{name} is no longer a member of {campaign.name}.")
+    return redirect("campaign_members", campaign.pk)
+
+
+@require_POST
+def campaign_leave(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, _ = get_campaign_for_user(request.user, campaign_id)
+    try:
+        services.membership_leave(campaign=campaign, user=request.user)
+    except ValidationError as exc:
+        _error(request, exc)
+        return redirect("campaign_members", campaign.pk)
+    messages.success(request, f"You have left {campaign.name}.")
+    return redirect("home")
+
+
+@require_POST
+def campaign_hand_over(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    form = HandOverForm(request.POST, campaign=campaign)
+    if not form.is_valid():
+        messages.error(request, "Choose a member of the campaign to be the new GM.")
+        return redirect("campaign_members", campaign.pk)
+    try:
+        services.campaign_gm_hand_over(
+            campaign=campaign, actor=request.user, new_gm=form.cleaned_data["new_gm"]
+        )
+    except ValidationError as exc:
+        _error(request, exc)
+    else:
+        new_gm = form.cleaned_data["new_gm"].shown_name
+        messages.success(request, f"{new_gm} is now the GM; you stay on as a player.")
+    return redirect("campaign_members", campaign.pk)
+
+
+@require_POST
+def campaign_publish(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    services.campaign_publish(campaign=campaign, actor=request.user)
+    messages.success(request, "The archive has a public read-only link.")
+    return redirect("archive_timeline", campaign.pk)
+
+
+@require_POST
+def campaign_unpublish(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    services.campaign_unpublish(campaign=campaign, actor=request.user)
+    messages.success(request, "The public link is revoked.")
+    return redirect("archive_timeline", campaign.pk)
+
+
+def campaign_export_json(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The whole campaign, GM notes included, for the GM (manage.py import_campaign)."""
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    response = HttpResponse(
+        json.dumps(campaign_export(campaign), indent=1, ensure_ascii=False),
+        content_type="application/json",
+    )
+    filename = slugify(campaign.name) or "campaign"
+    response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
+    return response
+
+
+def campaign_export_markdown(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The chronicle, as this member may see it."""
+    viewer = get_archive_for_user(request.user, campaign_id)
+    response = HttpResponse(campaign_chronicle(viewer), content_type="text/markdown; charset=utf-8")
+    filename = slugify(viewer.campaign.name) or "campaign"
+    response["Content-Disposition"] = f'attachment; filename="{filename}-chronicle.md"'
+    return response
+
+
+# --------------------------------------------------------------------- NPC library
+
+
+def npc_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    form = NpcForm(_posted(request))
+    if request.method == "POST":
+        campaign = get_campaign_for_gm(request.user, campaign_id)
+        if form.is_valid():
+            try:
+                npc = services.npc_create(
+                    campaign=campaign, actor=request.user, **form.cleaned_data
+                )
+            except ValidationError as exc:
+                form.add_error(None, exc)
+            else:
+                messages.success(request, f"{npc.name} is in the library.")
+                return redirect("npc_list", campaign.pk)
+    context = {"campaign": campaign, "role": role, "npcs": campaign.npcs.all(), "form": form}
+    return render(request, "campaigns/npcs.html", context)
+
+
+def npc_edit(request: HttpRequest, campaign_id: int, npc_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    npc = get_object_or_404(Npc, pk=npc_id, campaign=campaign)
+    form = NpcForm(_posted(request), initial=NpcForm.initial_for(npc))
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.npc_update(npc=npc, actor=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"{npc.name} is saved.")
+            return redirect("npc_list", campaign.pk)
+    return _form_page(request, form, campaign=campaign, title=f"Edit {npc.name}", submit="Save")
+
+
+@require_POST
+def npc_delete(request: HttpRequest, campaign_id: int, npc_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    npc = get_object_or_404(Npc, pk=npc_id, campaign=campaign)
+    services.npc_delete(npc=npc, actor=request.user)
+    messages.success(request, f"{npc.name} is removed from the library.")
+    return redirect("npc_list", campaign.pk)
+
+
+# --------------------------------------------------------------------- seasons and sessions
+
+
+def season_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    form = SeasonStartForm(
+        _posted(request), initial={"progression": campaign.resistance_progression}
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            season = services.season_start(
+                campaign=campaign, actor=request.user, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"{season} begins; base resistance {season.base_resistance}.")
+            return redirect("campaign_detail", campaign.pk)
+    intro = (
+        f"The base resistance is now {campaign.rules_options.base_resistance}. "
+        "In a new season it usually rises, and last season's opposition become mooks (§2.9)."
+    )
+    return _form_page(
+        request, form, campaign=campaign, title="Start a new season", intro=intro, submit="Start"
+    )
+
+
+def session_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    form = SessionStartForm(_posted(request), campaign=campaign)
+    if request.method == "POST" and form.is_valid():
+        try:
+            session = services.session_start(
+                campaign=campaign,
+                actor=request.user,
+                title=form.cleaned_data["title"],
+                attendees=form.cleaned_data["attendees"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"{session} has started; hero points are refreshed.")
+            return redirect("campaign_detail", campaign.pk)
+    economy = campaign.rules_options.hero_point_economy
+    intro = (
+        "Each attending character gains 1 hero point (advances economy, §7.1)."
+        if economy == "advances"
+        else "Each attending character gets 3 hero points (classic economy, 1e §6)."
+    )
+    return _form_page(
+        request, form, campaign=campaign, title="Start a session", intro=intro, submit="Start"
+    )
+
+
+def _session(campaign, number: int) -> Session:
+    return get_object_or_404(Session, campaign=campaign, number=number)
+
+
+def session_end(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    session = _session(campaign, number)
+    form = SessionEndForm(_posted(request), initial={"recap": session.recap})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.session_end(
+                session=session, actor=request.user, recap=form.cleaned_data["recap"]
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"{session} has ended.")
+            return redirect("archive_session", campaign.pk, session.number)
+    economy = campaign.rules_options.hero_point_economy
+    intro = (
+        "Unspent hero points become experience (advances, §7.1)"
+        if economy == "advances"
+        else "Unspent hero points are lost (classic, 1e §6)"
+    ) + "; hurt and fresh states wane (§2.11.4)."
+    return _form_page(
+        request, form, campaign=campaign, title=f"End {session}", intro=intro, submit="End it"
+    )
+
+
+def session_edit(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    session = _session(campaign, number)
+    form = SessionEditForm(
+        _posted(request), initial={"title": session.title, "recap": session.recap}
+    )
+    if request.method == "POST" and form.is_valid():
+        services.session_update(session=session, actor=request.user, **form.cleaned_data)
+        messages.success(request, "The session is saved.")
+        return redirect("archive_session", campaign.pk, session.number)
+    return _form_page(request, form, campaign=campaign, title=f"Edit {session}", submit="Save")
+
+
+# --------------------------------------------------------------------- the archive
+
+
+def _archive_context(viewer: ArchiveViewer, **context) -> dict:
+    return {"viewer": viewer, "campaign": viewer.campaign, "role": viewer.role, **context}
+
+
+def _timeline(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
+    context = _archive_context(
+        viewer,
+        page=selectors.timeline_page(viewer, request.GET.get("page")),
+        seasons=selectors.seasons_of(viewer),
+    )
+    return render(request, "archive/timeline.html", context)
+
+
+def _session_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
+    session = selectors.session_for_viewer(viewer, number)
+    page = selectors.session_contests_page(viewer, session, request.GET.get("page"))
+    context = _archive_context(viewer, session=session, page=page)
+    return render(request, "archive/session.html", context)
+
+
+def _contests(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
+    filters = selectors.ContestFilters.from_query(request.GET)
+    page = selectors.contest_list_page(viewer, filters, request.GET.get("page"))
+    context = _archive_context(
+        viewer,
+        filters=filters,
+        page=page,
+        characters=selectors.filter_characters(viewer),
+        kinds=ContestKind.choices,
+        outcomes=[(k, label) for k, (label, _) in selectors.OUTCOME_FILTERS.items()],
+        query=filters.as_query(),
+        show_session=True,
+    )
+    template = "archive/contests.html#results" if request.htmx else "archive/contests.html"
+    return render(request, template, context)
+
+
+def _contest_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
+    view = selectors.contest_view(viewer, number)
+    context = _archive_context(viewer, view=view, contest=view.contest)
+    return render(request, "archive/contest.html", context)
+
+
+def _search(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
+    q = request.GET.get("q", "").strip()[:200]
+    context = _archive_context(viewer, q=q)
+    if q:
+        filters = selectors.ContestFilters(q=q)
+        context |= {
+            "sessions": selectors.session_search_page(viewer, q, request.GET.get("spage")),
+            "page": selectors.contest_list_page(viewer, filters, request.GET.get("page")),
+            "filters": filters,
+            "search_query": urlencode({"q": q}),
+        }
+    return render(request, "archive/search.html", context)
+
+
+def archive_timeline(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    return _timeline(request, get_archive_for_user(request.user, campaign_id))
+
+
+def archive_session(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+    return _session_page(request, get_archive_for_user(request.user, campaign_id), number)
+
+
+def archive_contests(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    return _contests(request, get_archive_for_user(request.user, campaign_id))
+
+
+def archive_contest(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+    return _contest_page(request, get_archive_for_user(request.user, campaign_id), number)
+
+
+def archive_search(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    return _search(request, get_archive_for_user(request.user, campaign_id))
+
+
+# The public link: the same pages, read-only, with nothing GM-only.
+
+
+@login_not_required
+def public_timeline(request: HttpRequest, token: str) -> HttpResponse:
+    return _timeline(request, get_archive_for_public_link(token))
+
+
+@login_not_required
+def public_session(request: HttpRequest, token: str, number: int) -> HttpResponse:
+    return _session_page(request, get_archive_for_public_link(token), number)
+
+
+@login_not_required
+def public_contests(request: HttpRequest, token: str) -> HttpResponse:
+    return _contests(request, get_archive_for_public_link(token))
+
+
+@login_not_required
+def public_contest(request: HttpRequest, token: str, number: int) -> HttpResponse:
+    return _contest_page(request, get_archive_for_public_link(token), number)
+
+
+@login_not_required
+def public_search(request: HttpRequest, token: str) -> HttpResponse:
+    return _search(request, get_archive_for_public_link(token))

@@ -9,8 +9,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 
 from contests.rules import Rating
+from contests.rules.options import RulesOptions
+from contests.rules.outcomes import HEALING_RESISTANCE_CLASS
+from contests.rules.states import State as RulesState
 
 
 class CreationMethod(models.TextChoices):
@@ -44,9 +48,25 @@ class Character(models.Model):
         max_length=10, choices=CreationMethod.choices, default=CreationMethod.AS_YOU_GO
     )
     prose = models.TextField(blank=True, help_text="The ~100-word paragraph of the prose method.")
+    creation_complete = models.BooleanField(
+        default=False,
+        help_text="False while the sheet is being built; as-you-go sheets stay open in play.",
+    )
     # R15: a new character has 3 hero points in either economy.
     hero_points = models.PositiveIntegerField(default=3)
     experience_points = models.PositiveIntegerField(default=0)
+    # What the rules engine's advancement Character tracks besides the abilities (§7.1,
+    # 1e §6): the running XP tally, the session in progress and pending catch-ups.
+    # Abilities are referred to by id, so renaming one never loses an offer.
+    experience_earned = models.PositiveIntegerField(default=0)
+    in_session = models.BooleanField(default=False)
+    awarded_this_session = models.PositiveIntegerField(default=0)
+    raised_this_session = models.JSONField(
+        default=list, blank=True, help_text="Ids of abilities raised this session (classic)."
+    )
+    catch_ups = models.JSONField(
+        default=list, blank=True, help_text='Catch-ups on offer: [{"ability": id, "rating": n}].'
+    )
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -67,6 +87,11 @@ class Character(models.Model):
     @property
     def traits(self) -> list[str]:
         return [t for t in (self.trait_1, self.trait_2, self.trait_3) if t]
+
+    @property
+    def rules_options(self) -> RulesOptions:
+        """The campaign's rules options; a character outside any campaign uses the defaults."""
+        return self.campaign.rules_options if self.campaign_id else RulesOptions()
 
 
 class AbilityKind(models.TextChoices):
@@ -101,7 +126,10 @@ class Follower(models.Model):
         ordering = ["kind", "name", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["owner"], condition=Q(kind="sidekick"), name="one_sidekick_per_character"
+                fields=["owner"],
+                condition=Q(kind="sidekick"),
+                name="one_sidekick_per_character",
+                violation_error_message="A character has one sidekick at most (§6.5.1).",
             )
         ]
 
@@ -109,12 +137,23 @@ class Follower(models.Model):
         return f"{self.name} ({self.get_kind_display()} of {self.owner})"
 
 
+class CreationRole(models.TextChoices):
+    """The abilities §3.2 and §3.1 step 3 single out at creation."""
+
+    DEFINING = "defining", "Defining ability"
+    DISTINGUISHING = "distinguishing", "Distinguishing characteristic"
+    FREE_KEYWORD = "free_keyword", "Free keyword"
+
+
 class Ability(models.Model):
     """An ability, keyword, breakout, flaw or relationship on a character's sheet.
 
     A breakout stores its bonus over its keyword in `rating` (`Forensics +2`); its
-    effective rating is the keyword's plus the bonus (§3.3). A follower's abilities
-    point at the follower too.
+    effective rating is the keyword's plus the bonus (§3.3, keywords as an umbrella).
+    With keywords as packages, an ability of a keyword's package is a standalone
+    ability with its own rating and `keyword` naming the package. A flaw that came with
+    a keyword names it too. A sidekick's abilities point at the sidekick
+    (`follower`) and at its owner (`character`). A flaw's rating is derived (§3.3).
     """
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="abilities")
@@ -133,6 +172,12 @@ class Ability(models.Model):
         "self", on_delete=models.CASCADE, null=True, blank=True, related_name="breakouts"
     )
     description = models.TextField(blank=True)
+    creation_role = models.CharField(
+        max_length=16, choices=CreationRole.choices, blank=True, default=""
+    )
+    phrase = models.CharField(
+        max_length=200, blank=True, help_text="The words underlined in the prose (§3.6)."
+    )
     position = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -140,17 +185,54 @@ class Ability(models.Model):
         ordering = ["position", "id"]
         verbose_name_plural = "abilities"
         constraints = [
+            # §3.3: a breakout sits under a keyword; keywords and relationships never do.
+            # Standalone abilities may (a keyword's package) and flaws may (from a keyword).
             models.CheckConstraint(
                 condition=(Q(kind="breakout") & Q(keyword__isnull=False))
-                | (~Q(kind="breakout") & Q(keyword__isnull=True)),
-                name="breakouts_and_only_breakouts_have_a_keyword",
+                | Q(kind__in=["standalone", "flaw"])
+                | (Q(kind__in=["keyword", "relationship"]) & Q(keyword__isnull=True)),
+                name="breakouts_have_a_keyword_keywords_do_not",
+                violation_error_message=(
+                    "A breakout sits under a keyword; keywords and relationships sit under "
+                    "none (§3.3)."
+                ),
             ),
             models.CheckConstraint(
                 condition=Q(kind="relationship") | Q(relationship=""),
                 name="only_relationships_have_a_relationship_kind",
             ),
-            # The composite key the same-character foreign key below points at.
+            # The composite key the same-character foreign key of 0002 points at.
             models.UniqueConstraint(fields=["id", "character"], name="ability_id_character"),
+            # The rules engine tells abilities apart by name (§3.1: "two abilities are
+            # named ..."); so does the database, for the character's own abilities, its
+            # flaws, and each sidekick's abilities.
+            models.UniqueConstraint(
+                Lower("name"),
+                "character",
+                condition=Q(follower__isnull=True) & ~Q(kind="flaw"),
+                name="ability_names_unique_per_character",
+                violation_error_message="This character already has an ability with that name.",
+            ),
+            models.UniqueConstraint(
+                Lower("name"),
+                "character",
+                condition=Q(kind="flaw"),
+                name="flaw_names_unique_per_character",
+                violation_error_message="This character already has a flaw with that name.",
+            ),
+            models.UniqueConstraint(
+                Lower("name"),
+                "follower",
+                condition=Q(follower__isnull=False),
+                name="follower_ability_names_unique",
+                violation_error_message="This sidekick already has an ability with that name.",
+            ),
+            models.UniqueConstraint(
+                fields=["character", "creation_role"],
+                condition=~Q(creation_role=""),
+                name="one_ability_per_creation_role",
+                violation_error_message="Another ability already has that role in the concept.",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -164,7 +246,11 @@ class Ability(models.Model):
 
 
 class Condition(models.Model):
-    """A state of adversity or fortune (§2.11) on some of a character's abilities."""
+    """A state of adversity or fortune (§2.11) on some of a character's abilities.
+
+    A condition is active until `ended_at`; healing, waning or the GM's clearing ends it
+    with a reason (a healed condition that only improves is replaced by a milder one).
+    """
 
     class State(models.TextChoices):
         HURT = "hurt", "Hurt"
@@ -184,8 +270,14 @@ class Condition(models.Model):
     contest_id = models.PositiveIntegerField(
         null=True, blank=True, help_text="The contest that caused it, when there was one."
     )
+    applied_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     end_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
@@ -194,53 +286,128 @@ class Condition(models.Model):
     def __str__(self) -> str:
         return f"{self.get_state_display()} ({self.character})"
 
+    @property
+    def heals(self) -> bool:
+        """Healing removes hurt, impaired, injured and dying (§2.11.3)."""
+        return RulesState(self.state) in HEALING_RESISTANCE_CLASS
 
-class LedgerEntry(models.Model):
-    """One change to a rating, hero points or XP: who, when, why (issue 4).
 
-    Entries made by one step (an advance raises two abilities) share `step`, so the
-    GM can undo the step as a whole while it is the latest.
+class LedgerReason(models.TextChoices):
+    CREATION = "creation", "Creation"
+    IMPORT = "import", "Imported"
+    ADVANCE = "advance", "Advance"
+    CATCH_UP = "catch_up", "Catch-up"
+    DIRECTED = "directed", "Directed improvement"
+    CLASSIC_IMPROVEMENT = "classic", "Hero point improvement"
+    HERO_POINT_SPEND = "hp_spend", "Hero point spent"
+    HERO_POINT_AWARD = "hp_award", "Hero point award"
+    SESSION_START = "session_start", "Session start"
+    SESSION_END = "session_end", "Session end"
+    FOLLOWER = "follower", "Follower left"
+    UNDO = "undo", "Undone"
+
+
+# What the GM may undo (while it is the latest change): the steps of play and
+# advancement. Creation is edited by its player; an undo is not itself undone.
+UNDOABLE_REASONS = frozenset(
+    {
+        LedgerReason.ADVANCE,
+        LedgerReason.CATCH_UP,
+        LedgerReason.DIRECTED,
+        LedgerReason.CLASSIC_IMPROVEMENT,
+        LedgerReason.HERO_POINT_SPEND,
+        LedgerReason.HERO_POINT_AWARD,
+        LedgerReason.SESSION_START,
+        LedgerReason.SESSION_END,
+    }
+)
+
+
+class LedgerStep(models.Model):
+    """One change to a character as its player or GM made it: who, when, why.
+
+    Its entries say what changed; `state_before` keeps what the step overwrote (the
+    ratings, kinds, hero points, XP and session state), so the GM can undo the step as
+    a whole while it is the latest.
     """
-
-    class Reason(models.TextChoices):
-        CREATION = "creation", "Creation"
-        ADVANCE = "advance", "Advance"
-        CATCH_UP = "catch_up", "Catch-up"
-        DIRECTED = "directed", "Directed improvement"
-        CLASSIC_IMPROVEMENT = "classic", "Hero point improvement"
-        HERO_POINT_SPEND = "hp_spend", "Hero point spent"
-        HERO_POINT_AWARD = "hp_award", "Hero point award"
-        SESSION_START = "session_start", "Session start"
-        SESSION_END = "session_end", "Session end"
-        EDIT = "edit", "Edited"
-        UNDO = "undo", "Undone"
-
-    class Field(models.TextChoices):
-        RATING = "rating", "Rating"
-        HERO_POINTS = "hero_points", "Hero points"
-        XP = "experience_points", "Experience"
-        NEW_ABILITY = "new_ability", "New ability"
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="ledger")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    step = models.UUIDField(db_index=True)
-    reason = models.CharField(max_length=16, choices=Reason.choices)
+    reason = models.CharField(max_length=16, choices=LedgerReason.choices)
+    note = models.CharField(max_length=300, blank=True)
+    state_before = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["character", "-created_at", "-id"], name="ledger_step_latest")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.character}: {self.get_reason_display()} ({self.created_at:%Y-%m-%d})"
+
+    @property
+    def undoable_kind(self) -> bool:
+        return self.reason in UNDOABLE_REASONS
+
+
+class LedgerEntry(models.Model):
+    """One line of a step: a rating, hero points or XP from `before` to `after`.
+
+    A new ability has no `before`; a removed one no `after`. Catch-up lines record an
+    offer (`after` = the trigger's rating) and its taking or declining (`before`).
+    """
+
+    class Field(models.TextChoices):
+        RATING = "rating", "Rating"
+        HERO_POINTS = "hero_points", "Hero points"
+        XP = "experience_points", "Experience"
+        NEW_ABILITY = "new_ability", "Ability"
+        KIND = "kind", "Kind"
+        CATCH_UP = "catch_up", "Catch-up"
+
+    step = models.ForeignKey(LedgerStep, on_delete=models.CASCADE, related_name="entries")
     field = models.CharField(max_length=20, choices=Field.choices)
     ability = models.ForeignKey(
         Ability, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     ability_name = models.CharField(max_length=120, blank=True)
-    before = models.IntegerField(null=True)
-    after = models.IntegerField(null=True)
+    before = models.IntegerField(null=True, blank=True)
+    after = models.IntegerField(null=True, blank=True)
     note = models.CharField(max_length=300, blank=True)
-    undone = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["-created_at", "-id"]
+        ordering = ["id"]
         verbose_name_plural = "ledger entries"
 
     def __str__(self) -> str:
-        return f"{self.character}: {self.get_field_display()} {self.before} → {self.after}"
+        return f"{self.ability_name or self.get_field_display()}: {self.change_text}"
+
+    def _value_text(self, value: int) -> str:
+        if self.field in (self.Field.HERO_POINTS, self.Field.XP):
+            return str(value)
+        if self.ability is not None and self.ability.kind == AbilityKind.BREAKOUT:
+            return f"{value:+d}"
+        return str(Rating(value))
+
+    @property
+    def change_text(self) -> str:
+        """E.g. "17 → 3M", "new at 13", "offered at 1M", in mastery notation (R1)."""
+        if self.field == self.Field.KIND:
+            return "kind changed"
+        if self.field == self.Field.CATCH_UP:
+            if self.after is not None:
+                return f"catch-up offered at {self._value_text(self.after)}"
+            return "catch-up closed"
+        if self.before is None and self.after is not None:
+            return f"new at {self._value_text(self.after)}"
+        if self.after is None and self.before is not None:
+            return f"removed (was {self._value_text(self.before)})"
+        return f"{self._value_text(self.before)} → {self._value_text(self.after)}"

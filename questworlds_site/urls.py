@@ -1,15 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from campaigns import views as campaign_views
 from contests import views as contest_views
 
 from .health import healthz
 
 urlpatterns = [
-    path("", campaign_views.landing, name="landing"),
-    path("home/", campaign_views.home, name="home"),
-    path("campaigns/<int:campaign_id>/", campaign_views.campaign_detail, name="campaign_detail"),
+    path("", include("campaigns.urls")),
     path("campaigns/<int:campaign_id>/table/", contest_views.table, name="table"),
     path("campaigns/<int:campaign_id>/table/act/", contest_views.act, name="table_act"),
     path("characters/", include("characters.urls")),

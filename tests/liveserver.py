@@ -58,7 +58,12 @@ def fresh_database(tmp_dir: Path) -> Iterator[str]:
     """A new empty database of the kind DATABASE_URL names (SQLite file otherwise)."""
     base = os.environ.get("DATABASE_URL", "")
     if not base.startswith(("postgres://", "postgresql://")):
-        yield f"sqlite:///{tmp_dir / 'live.sqlite3'}"
+        path = tmp_dir / "live.sqlite3"
+        path.unlink(missing_ok=True)
+        try:
+            yield f"sqlite:///{path}"
+        finally:
+            path.unlink(missing_ok=True)
         return
     parts = urllib.parse.urlsplit(base)
     name = f"qw_live_{uuid.uuid4().hex[:10]}"

@@ -1,0 +1,218 @@
+"""Forms of the campaign pages. They read input; services decide and validate."""
+
+from __future__ import annotations
+
+from django import forms
+
+from characters.models import Character
+
+from .models import (
+    Campaign,
+    LongContestType,
+    Npc,
+    ResistanceProgression,
+    Role,
+    RollVisibility,
+)
+from .services import INVITATION_DAYS_DEFAULT, INVITATION_DAYS_MAX
+
+
+class CampaignForm(forms.ModelForm):
+    class Meta:
+        model = Campaign
+        fields = ["name", "genre", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 4})}
+
+
+class CampaignOptionsForm(forms.Form):
+    """The campaign options of RULINGS.md, as the GM sets them."""
+
+    base_resistance = forms.IntegerField(
+        label="Base resistance", help_text="R2: moderate resistance (default 14)."
+    )
+    better_roll = forms.ChoiceField(
+        label="Better roll",
+        choices=[("high", "High roll wins a tie of results"), ("low", "Low roll wins")],
+        help_text="R6: who wins when both sides get the same result.",
+    )
+    quick_augment_rounding = forms.ChoiceField(
+        label="Quick augment rounding",
+        choices=[("down", "Round down (2.2)"), ("up", "Round up (1e)")],
+        help_text="R8: a quick augment is the augmenting rating ÷ 5.",
+    )
+    hero_point_economy = forms.ChoiceField(
+        label="Hero point economy",
+        choices=[
+            ("advances", "Advances: 1 HP a session, unspent HP become XP (§7)"),
+            ("classic", "Classic: 3 HP a session, unspent HP are lost (1e §6)"),
+        ],
+        help_text="R15.",
+    )
+    keywords = forms.ChoiceField(
+        label="Keywords",
+        choices=[("umbrella", "Umbrella (breakouts add to the keyword)"), ("packages", "Packages")],
+        help_text="§3.3.",
+    )
+    long_contest_default = forms.ChoiceField(
+        label="Default long contest", choices=LongContestType.choices
+    )
+    apply_consequences = forms.BooleanField(
+        label="Apply consequences and benefits mechanically (§2.11)", required=False
+    )
+    roll_visibility = forms.ChoiceField(label="Roll visibility", choices=RollVisibility.choices)
+    physical_dice = forms.BooleanField(
+        label="Players may enter the rolls of their own dice", required=False
+    )
+    resistance_progression = forms.TypedChoiceField(
+        label="Resistance progression between seasons (§2.9)",
+        choices=ResistanceProgression.choices,
+        coerce=int,
+    )
+
+    @classmethod
+    def for_campaign(cls, campaign: Campaign, data=None) -> CampaignOptionsForm:
+        initial = {
+            **campaign.rules_options.to_json(),
+            "long_contest_default": campaign.long_contest_default,
+            "apply_consequences": campaign.apply_consequences,
+            "roll_visibility": campaign.roll_visibility,
+            "physical_dice": campaign.physical_dice,
+            "resistance_progression": campaign.resistance_progression,
+        }
+        return cls(data, initial=initial)
+
+    def summary(self) -> list[tuple[str, str]]:
+        """The options in words, for members who read them."""
+        rows = []
+        for name, field in self.fields.items():
+            value = self.initial.get(name)
+            if isinstance(field, forms.BooleanField):
+                text = "Yes" if value else "No"
+            elif isinstance(field, forms.ChoiceField):
+                text = str(dict(field.choices).get(value, value))
+            else:
+                text = str(value)
+            rows.append((str(field.label), text))
+        return rows
+
+
+class InvitationForm(forms.Form):
+    role = forms.ChoiceField(
+        choices=[(Role.PLAYER, Role.PLAYER.label), (Role.SPECTATOR, Role.SPECTATOR.label)]
+    )
+    days = forms.IntegerField(
+        label="Valid for (days)",
+        min_value=1,
+        max_value=INVITATION_DAYS_MAX,
+        initial=INVITATION_DAYS_DEFAULT,
+    )
+    max_uses = forms.IntegerField(
+        label="Number of people who may use it",
+        min_value=1,
+        initial=1,
+        required=False,
+        help_text="Leave empty for any number until it expires.",
+    )
+
+
+class JoinForm(forms.Form):
+    """A player joins with one of their free characters or names a new one."""
+
+    character = forms.ModelChoiceField(
+        queryset=Character.objects.none(),
+        required=False,
+        empty_label="— create a new character —",
+        label="Join with",
+    )
+    new_character_name = forms.CharField(label="New character's name", required=False)
+    new_character_concept = forms.CharField(
+        label="Concept", required=False, help_text="An adjective and an occupation."
+    )
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["character"].queryset = Character.objects.filter(
+            player=user, campaign__isnull=True
+        ).order_by("name", "id")
+
+
+class HandOverForm(forms.Form):
+    new_gm = forms.ModelChoiceField(queryset=None, label="New GM")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        from django.contrib.auth import get_user_model
+
+        self.fields["new_gm"].queryset = get_user_model().objects.filter(
+            memberships__campaign=campaign
+        )
+        self.fields["new_gm"].label_from_instance = lambda user: user.shown_name
+
+
+class NpcForm(forms.Form):
+    name = forms.CharField(max_length=120)
+    rating = forms.CharField(
+        max_length=12, help_text="As written on a sheet: 14, 7M, 3M2 (or a total such as 27)."
+    )
+    description = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="What the players may know.",
+    )
+    notes = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="GM only: never shown to players or on the public link.",
+    )
+
+    @staticmethod
+    def initial_for(npc: Npc) -> dict:
+        return {
+            "name": npc.name,
+            "rating": npc.rating_text,
+            "description": npc.description,
+            "notes": npc.notes,
+        }
+
+
+class SeasonStartForm(forms.Form):
+    name = forms.CharField(required=False, max_length=120)
+    progression = forms.TypedChoiceField(
+        label="Resistance rises by",
+        choices=ResistanceProgression.choices,
+        coerce=int,
+        help_text="§2.9; the campaign's progression is selected.",
+    )
+
+
+class SessionStartForm(forms.Form):
+    title = forms.CharField(required=False, max_length=200)
+    attendees = forms.ModelMultipleChoiceField(
+        queryset=Character.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Their hero points refresh as the session starts.",
+    )
+
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        characters = campaign.characters.order_by("name", "id")
+        self.fields["attendees"].queryset = characters
+        self.initial.setdefault("attendees", list(characters))
+
+
+class SessionEndForm(forms.Form):
+    recap = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Markdown: **bold**, *italics*, lists, links.",
+    )
+
+
+class SessionEditForm(forms.Form):
+    title = forms.CharField(required=False, max_length=200)
+    recap = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text="Markdown: **bold**, *italics*, lists, links.",
+    )

@@ -1,0 +1,28 @@
+import json
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.transfer import campaign_import
+
+
+class Command(BaseCommand):
+    help = (
+        "Recreate a campaign from an export_campaign JSON file. People are matched by "
+        "username; missing ones get inactive accounts for an administrator to activate."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("path")
+
+    def handle(self, *args, path: str, **options) -> None:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"Cannot read {path}: {exc}") from exc
+        try:
+            campaign = campaign_import(data=data)
+        except ValidationError as exc:
+            raise CommandError("Nothing was imported: " + " ".join(exc.messages)) from exc
+        self.stdout.write(f"Imported {campaign.name!r} as campaign {campaign.pk}.")

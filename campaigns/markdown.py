@@ -1,0 +1,34 @@
+"""Markdown written by players and GMs (recaps), rendered to HTML that is safe to show.
+
+Markdown allows raw HTML, so the rendered text is always sanitised with nh3 (an
+allow-list of tags and attributes; scripts, styles, event handlers and `javascript:`
+links never survive) before it is marked safe.
+"""
+
+from __future__ import annotations
+
+import markdown as markdown_lib
+import nh3
+from django.utils.safestring import SafeString, mark_safe
+
+ALLOWED_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "dl", "dt", "em", "h1", "h2",
+    "h3", "h4", "h5", "h6", "hr", "i", "li", "ol", "p", "pre", "s", "strong", "sub", "sup",
+    "table", "tbody", "td", "th", "thead", "tr", "ul",
+}  # fmt: skip
+ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "td": {"align"}, "th": {"align"}}
+
+
+def render_markdown(text: str) -> SafeString:
+    """`text` as sanitised HTML (empty text gives an empty string)."""
+    if not text:
+        return mark_safe("")  # noqa: S308 - nothing to escape
+    html = markdown_lib.markdown(text, extensions=["tables", "sane_lists"], output_format="html")
+    clean = nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )
+    return mark_safe(clean)  # noqa: S308 - sanitised by nh3 just above

@@ -1,0 +1,473 @@
+"""Every change to a campaign: membership, invitations, options, the NPC library,
+seasons, sessions and the public link.
+
+Each service checks that the actor may make the change (views check first; this is the
+last line), validates with `full_clean`, and raises `ValidationError` with a message
+meant for the person who tried, changing nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from datetime import timedelta
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from characters import services as character_services
+from characters.models import Character
+from contests.broadcast import send_to_table_on_commit
+from contests.rules.errors import RulesError
+from contests.rules.options import RulesOptions
+from contests.rules.ratings import Rating
+
+from .models import Campaign, Invitation, Membership, Npc, Role, Season, Session
+
+INVITATION_DAYS_DEFAULT = 7
+INVITATION_DAYS_MAX = 30
+
+
+def _require_gm(campaign: Campaign, actor) -> None:
+    if campaign.gm_id != getattr(actor, "pk", None):
+        raise PermissionDenied("Only the campaign's GM may do that.")
+
+
+def _lock(campaign: Campaign) -> Campaign:
+    """Serialise changes to one campaign (membership, sessions) on PostgreSQL."""
+    return Campaign.objects.select_for_update().get(pk=campaign.pk)
+
+
+def _revoke_table_access(campaign: Campaign, user_id: int) -> None:
+    # Closes the user's open table sockets once the change is committed (4404).
+    send_to_table_on_commit(campaign.pk, {"type": "table.revoke", "user_id": user_id})
+
+
+# --------------------------------------------------------------------- campaigns
+
+
+@transaction.atomic
+def campaign_create(*, gm, name: str, genre: str = "", description: str = "") -> Campaign:
+    """A new campaign run by `gm`, with every option at its default."""
+    campaign = Campaign(
+        name=name.strip(),
+        genre=genre.strip(),
+        description=description.strip(),
+        gm=gm,
+        rules=RulesOptions().to_json(),
+    )
+    campaign.full_clean()
+    campaign.save()
+    return campaign
+
+
+@transaction.atomic
+def campaign_update(
+    *, campaign: Campaign, actor, name: str, genre: str = "", description: str = ""
+) -> Campaign:
+    _require_gm(campaign, actor)
+    campaign.name, campaign.genre, campaign.description = (
+        name.strip(),
+        genre.strip(),
+        description.strip(),
+    )
+    campaign.full_clean()
+    campaign.save(update_fields=["name", "genre", "description"])
+    return campaign
+
+
+APP_OPTIONS = (
+    "long_contest_default",
+    "apply_consequences",
+    "roll_visibility",
+    "physical_dice",
+    "resistance_progression",
+)
+
+
+@transaction.atomic
+def campaign_options_update(*, campaign: Campaign, actor, **options) -> Campaign:
+    """Change the campaign options (RULINGS.md) the GM may set.
+
+    The rules options (base_resistance, better_roll, quick_augment_rounding,
+    hero_point_economy, keywords) are checked by the rules engine's `RulesOptions`; the
+    table's own options by the model's choices. Options not given keep their value.
+    The base resistance is also the current season's (§2.9).
+    """
+    _require_gm(campaign, actor)
+    rules_names = set(RulesOptions.__dataclass_fields__)
+    unknown = set(options) - rules_names - set(APP_OPTIONS)
+    if unknown:
+        raise ValidationError(f"Unknown campaign option(s): {', '.join(sorted(unknown))}.")
+    rules = campaign.rules_options.to_json()
+    rules.update({k: v for k, v in options.items() if k in rules_names})
+    try:
+        campaign.rules = RulesOptions.from_json(rules).to_json()
+    except RulesError as exc:
+        raise ValidationError(str(exc)) from exc
+    for name in APP_OPTIONS:
+        if name in options:
+            setattr(campaign, name, options[name])
+    campaign.full_clean()
+    campaign.save(update_fields=["rules", *APP_OPTIONS])
+    campaign.seasons.filter(number=_latest_season_number(campaign)).update(
+        base_resistance=campaign.rules["base_resistance"]
+    )
+    return campaign
+
+
+@transaction.atomic
+def campaign_gm_hand_over(*, campaign: Campaign, actor, new_gm) -> Campaign:
+    """The GM hands the campaign to another member, and stays on as a player."""
+    campaign = _lock(campaign)
+    _require_gm(campaign, actor)
+    membership = Membership.objects.filter(campaign=campaign, user=new_gm).first()
+    if membership is None:
+        raise ValidationError("The new GM must already be a member of the campaign.")
+    old_gm = campaign.gm
+    membership.delete()
+    campaign.gm = new_gm
+    campaign.save(update_fields=["gm"])
+    Membership.objects.create(campaign=campaign, user=old_gm, role=Role.PLAYER)
+    return campaign
+
+
+@transaction.atomic
+def campaign_publish(*, campaign: Campaign, actor) -> str:
+    """Give the archive a public read-only link (a new one each time); returns its token."""
+    _require_gm(campaign, actor)
+    campaign.public_token = secrets.token_urlsafe(24)
+    campaign.save(update_fields=["public_token"])
+    return campaign.public_token
+
+
+@transaction.atomic
+def campaign_unpublish(*, campaign: Campaign, actor) -> Campaign:
+    """Revoke the public link: it answers "not found" from now on."""
+    _require_gm(campaign, actor)
+    campaign.public_token = None
+    campaign.save(update_fields=["public_token"])
+    return campaign
+
+
+# --------------------------------------------------------------------- invitations
+
+
+@transaction.atomic
+def invitation_create(
+    *,
+    campaign: Campaign,
+    actor,
+    role: str = Role.PLAYER,
+    days: int = INVITATION_DAYS_DEFAULT,
+    max_uses: int | None = 1,
+) -> Invitation:
+    """A link for joining as a player or a spectator, valid for `days` days and
+    `max_uses` joins (None: any number until it expires)."""
+    _require_gm(campaign, actor)
+    if role not in (Role.PLAYER, Role.SPECTATOR):
+        raise ValidationError("An invitation is for a player or a spectator.")
+    if not 1 <= days <= INVITATION_DAYS_MAX:
+        raise ValidationError(f"An invitation lasts 1 to {INVITATION_DAYS_MAX} days.")
+    invitation = Invitation(
+        campaign=campaign,
+        token=secrets.token_urlsafe(24),
+        role=role,
+        created_by=actor,
+        expires_at=timezone.now() + timedelta(days=days),
+        max_uses=max_uses,
+    )
+    invitation.full_clean()
+    invitation.save()
+    return invitation
+
+
+@transaction.atomic
+def invitation_revoke(*, invitation: Invitation, actor) -> Invitation:
+    _require_gm(invitation.campaign, actor)
+    if invitation.revoked_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+    return invitation
+
+
+def invitation_for_token(token: str) -> Invitation:
+    """The invitation behind a link, or a clear error for a link that never existed."""
+    invitation = (
+        Invitation.objects.select_related("campaign", "campaign__gm").filter(token=token).first()
+    )
+    if invitation is None:
+        raise ValidationError(
+            "This invitation link is not valid. Check that you copied all of it, "
+            "or ask the GM for a new one."
+        )
+    return invitation
+
+
+def invitation_problem_for(invitation: Invitation, user) -> str | None:
+    """Why `user` cannot join with this invitation, or None."""
+    problem = invitation.problem()
+    if problem:
+        return problem
+    campaign = invitation.campaign
+    if campaign.gm_id == user.pk:
+        return f"You are the GM of {campaign.name}; you do not need an invitation."
+    membership = Membership.objects.filter(campaign=campaign, user=user).first()
+    if membership is not None:
+        return f"You are already a {membership.get_role_display().lower()} in {campaign.name}."
+    return None
+
+
+@transaction.atomic
+def invitation_accept(
+    *,
+    token: str,
+    user,
+    character: Character | None = None,
+    new_character_name: str = "",
+    new_character_concept: str = "",
+) -> Membership:
+    """Join a campaign with an invitation link.
+
+    A player joins with one of their characters not in any campaign, or creates one
+    (name and concept; the sheet is built afterwards). A spectator brings none.
+    """
+    invitation = invitation_for_token(token)
+    invitation = (
+        Invitation.objects.select_for_update().select_related("campaign").get(pk=invitation.pk)
+    )
+    problem = invitation_problem_for(invitation, user)
+    if problem:
+        raise ValidationError(problem)
+    campaign = invitation.campaign
+    name = new_character_name.strip()
+    if invitation.role == Role.PLAYER:
+        if character is None and not name:
+            raise ValidationError("Choose one of your characters, or name a new one.")
+        if character is not None and name:
+            raise ValidationError("Either choose a character or name a new one, not both.")
+        if character is not None and character.player_id != user.pk:
+            raise ValidationError("You can only join with a character of your own.")
+        if character is not None and character.campaign_id is not None:
+            raise ValidationError(
+                f"{character.name} already plays in {character.campaign}; "
+                "choose another character or create one."
+            )
+    elif character is not None or name:
+        raise ValidationError("A spectator joins without a character.")
+    try:
+        with transaction.atomic():
+            membership = Membership.objects.create(
+                campaign=campaign, user=user, role=invitation.role, invitation=invitation
+            )
+    except IntegrityError as exc:  # a second join racing this one
+        raise ValidationError(f"You are already a member of {campaign.name}.") from exc
+    Invitation.objects.filter(pk=invitation.pk).update(uses=F("uses") + 1)
+    if character is not None:
+        character_services.character_campaign_join(
+            character=character, actor=user, campaign=campaign
+        )
+    elif name:
+        character_services.character_create(
+            player=user, name=name, concept=new_character_concept, campaign=campaign
+        )
+    return membership
+
+
+# --------------------------------------------------------------------- membership
+
+
+def _detach_characters(campaign: Campaign, user) -> None:
+    """A member who goes takes their characters along (the archive keeps their names)."""
+    for character in Character.objects.filter(campaign=campaign, player=user):
+        character_services.character_campaign_join(character=character, actor=user, campaign=None)
+
+
+@transaction.atomic
+def membership_remove(*, campaign: Campaign, actor, membership: Membership) -> None:
+    """The GM removes a member: they lose access at once, open table sockets included."""
+    campaign = _lock(campaign)
+    _require_gm(campaign, actor)
+    if membership.campaign_id != campaign.pk:
+        raise ValidationError("That person is not a member of this campaign.")
+    user = membership.user
+    membership.delete()
+    _detach_characters(campaign, user)
+    _revoke_table_access(campaign, user.pk)
+
+
+@transaction.atomic
+def membership_leave(*, campaign: Campaign, user) -> None:
+    """A member leaves. The GM cannot: they hand the campaign over first."""
+    campaign = _lock(campaign)
+    if campaign.gm_id == user.pk:
+        raise ValidationError(
+            "You are the GM: hand the campaign over to another member before you leave."
+        )
+    membership = Membership.objects.filter(campaign=campaign, user=user).first()
+    if membership is None:
+        raise ValidationError(f"You are not a member of {campaign.name}.")
+    membership.delete()
+    _detach_characters(campaign, user)
+    _revoke_table_access(campaign, user.pk)
+
+
+# --------------------------------------------------------------------- NPC library
+
+
+def _parse_rating(rating: int | str) -> int:
+    try:
+        return Rating.parse(rating).total if isinstance(rating, str) else Rating(rating).total
+    except RulesError as exc:
+        raise ValidationError({"rating": str(exc)}) from exc
+
+
+@transaction.atomic
+def npc_create(
+    *, campaign: Campaign, actor, name: str, rating: int | str, description: str = "", notes=""
+) -> Npc:
+    """Add a named opponent or resistance to the library (rating as `14`, `7M`, `3M2`)."""
+    _require_gm(campaign, actor)
+    npc = Npc(
+        campaign=campaign,
+        name=name.strip(),
+        rating=_parse_rating(rating),
+        description=description.strip(),
+        notes=notes.strip(),
+    )
+    npc.full_clean()
+    npc.save()
+    return npc
+
+
+@transaction.atomic
+def npc_update(
+    *, npc: Npc, actor, name: str, rating: int | str, description: str = "", notes=""
+) -> Npc:
+    _require_gm(npc.campaign, actor)
+    npc.name, npc.rating = name.strip(), _parse_rating(rating)
+    npc.description, npc.notes = description.strip(), notes.strip()
+    npc.full_clean()
+    npc.save()
+    return npc
+
+
+@transaction.atomic
+def npc_delete(*, npc: Npc, actor) -> None:
+    _require_gm(npc.campaign, actor)
+    npc.delete()
+
+
+# --------------------------------------------------------------------- seasons and sessions
+
+
+def _latest_season_number(campaign: Campaign) -> int:
+    return campaign.seasons.aggregate(n=Max("number"))["n"] or 0
+
+
+@transaction.atomic
+def season_start(
+    *, campaign: Campaign, actor, name: str = "", progression: int | None = None
+) -> Season:
+    """Begin the next season. The base resistance rises by the campaign's resistance
+    progression (§2.9: +3, +6 or +9; none, §2.9.1), or by `progression` when the GM
+    picks the step for this season, and becomes the campaign's base resistance."""
+    campaign = _lock(campaign)
+    _require_gm(campaign, actor)
+    if campaign.sessions.filter(ended_at__isnull=True).exists():
+        raise ValidationError("End the session in progress before starting a new season.")
+    step = campaign.resistance_progression if progression is None else progression
+    if step not in (0, 3, 6, 9):
+        raise ValidationError("The resistance rises by +3, +6 or +9 a season, or not at all.")
+    base = campaign.rules_options.base_resistance
+    previous = _latest_season_number(campaign)
+    if previous:
+        base += step
+    season = Season(campaign=campaign, number=previous + 1, name=name.strip(), base_resistance=base)
+    season.full_clean()
+    season.save()
+    if base != campaign.rules_options.base_resistance:
+        campaign.rules = {**campaign.rules_options.to_json(), "base_resistance": base}
+        campaign.save(update_fields=["rules"])
+    return season
+
+
+@transaction.atomic
+def session_start(
+    *,
+    campaign: Campaign,
+    actor,
+    title: str = "",
+    attendees: Iterable[Character] | None = None,
+    started_at=None,
+) -> Session:
+    """Open the next session. Each attending character's hero points refresh per the
+    campaign's economy (R15: +1 advances, +3 classic) through the character ledger.
+
+    Without `attendees`, every character of the campaign attends. The first session
+    starts Season 1 when the GM has not started a season.
+    """
+    campaign = _lock(campaign)
+    _require_gm(campaign, actor)
+    open_session = campaign.sessions.filter(ended_at__isnull=True).first()
+    if open_session is not None:
+        raise ValidationError(f"{open_session} is still in progress: end it first.")
+    characters = list(
+        campaign.characters.all() if attendees is None else attendees  # type: ignore[arg-type]
+    )
+    strangers = [c.name for c in characters if c.campaign_id != campaign.pk]
+    if strangers:
+        raise ValidationError(f"Not characters of this campaign: {', '.join(strangers)}.")
+    season = campaign.seasons.order_by("-number").first() or season_start(
+        campaign=campaign, actor=actor
+    )
+    number = (campaign.sessions.aggregate(n=Max("number"))["n"] or 0) + 1
+    session = Session(
+        campaign=campaign,
+        season=season,
+        number=number,
+        title=title.strip(),
+        started_at=started_at or timezone.now(),
+    )
+    session.full_clean()
+    session.save()
+    session.attendees.set(characters)
+    for character in characters:
+        character_services.character_session_start(character=character, actor=actor)
+    return session
+
+
+@transaction.atomic
+def session_end(*, session: Session, actor, recap: str | None = None) -> Session:
+    """Close the session: each attendee's unspent hero points become XP (advances) or
+    are lost (classic), and conditions that wane at a session's end (hurt, fresh;
+    §2.11.4) end for every character of the campaign. An optional recap (Markdown)."""
+    campaign = _lock(session.campaign)
+    _require_gm(campaign, actor)
+    session = Session.objects.select_for_update().get(pk=session.pk)
+    if not session.is_open:
+        raise ValidationError(f"{session} has already ended.")
+    for character in session.attendees.filter(in_session=True):
+        character_services.character_session_end(character=character, actor=actor)
+    for character in campaign.characters.filter(conditions__ended_at__isnull=True).distinct():
+        character_services.character_conditions_wane(
+            character=character, actor=actor, reason=str(session)
+        )
+    session.ended_at = timezone.now()
+    if recap is not None:
+        session.recap = recap.strip()
+    session.full_clean()
+    session.save(update_fields=["ended_at", "recap"])
+    return session
+
+
+@transaction.atomic
+def session_update(*, session: Session, actor, title: str, recap: str) -> Session:
+    """Edit a session's title and recap (Markdown), during or after it."""
+    _require_gm(session.campaign, actor)
+    session.title, session.recap = title.strip(), recap.strip()
+    session.full_clean()
+    session.save(update_fields=["title", "recap"])
+    return session

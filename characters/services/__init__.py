@@ -1,0 +1,92 @@
+"""Every change to a character: `character_<action>(*, ...)` under transaction.atomic.
+
+All rules come from the engine (contests.rules):
+
+- Creation (`creation.py`; §3, §2.20, R16): a change is written, then the whole sheet is
+  checked with `validate_character` (and `check_prose`); a change that brings a new
+  problem is rolled back and the problems, each naming its rule and numbers, are raised.
+- Hero points and advancement (`advancement.py`; §7, 1e §6, R15): the engine gets the
+  sheet as its `Character`, returns the new one and its changes, and we write that back.
+- Conditions (`conditions.py`; §2.11, R10): the engine says what recording, healing or
+  waning a state does to the states an ability holds.
+- Import (`transfer.py`): a JSON export, checked as a whole.
+
+Every change to a rating, hero points or XP is a `LedgerStep` with its entries
+(`base.py`); the GM may undo the latest step of play or advancement. Refusals are
+`django.core.exceptions.ValidationError`s with messages fit to show as they are.
+"""
+
+from .advancement import (
+    character_advance_buy,
+    character_catch_up_decline,
+    character_catch_up_take,
+    character_classic_new_ability,
+    character_classic_raise,
+    character_directed_improvement,
+    character_directed_new_ability,
+    character_hero_point_spend,
+    character_hero_points_award,
+    character_session_end,
+    character_session_start,
+    character_step_undo,
+)
+from .base import error_lines, undoable_step
+from .conditions import (
+    character_condition_apply,
+    character_condition_clear,
+    character_condition_heal,
+    character_conditions_wane,
+)
+from .creation import (
+    DETAIL_FIELDS,
+    character_ability_add,
+    character_ability_remove,
+    character_ability_update,
+    character_campaign_join,
+    character_concept_set,
+    character_create,
+    character_creation_finish,
+    character_details_update,
+    character_follower_add,
+    character_follower_remove,
+    character_prose_set,
+    character_sidekick_set,
+)
+from .transfer import EXPORT_FORMAT, EXPORT_VERSION, character_import
+
+__all__ = [
+    "DETAIL_FIELDS",
+    "EXPORT_FORMAT",
+    "EXPORT_VERSION",
+    "character_ability_add",
+    "character_ability_remove",
+    "character_ability_update",
+    "character_advance_buy",
+    "character_campaign_join",
+    "character_catch_up_decline",
+    "character_catch_up_take",
+    "character_classic_new_ability",
+    "character_classic_raise",
+    "character_concept_set",
+    "character_condition_apply",
+    "character_condition_clear",
+    "character_condition_heal",
+    "character_conditions_wane",
+    "character_create",
+    "character_creation_finish",
+    "character_details_update",
+    "character_directed_improvement",
+    "character_directed_new_ability",
+    "character_follower_add",
+    "character_follower_remove",
+    "character_hero_point_spend",
+    "character_hero_points_award",
+    "character_import",
+    "character_prose_set",
+    "character_session_end",
+    "character_session_start",
+    "character_sidekick_set",
+    "character_step_undo",
+    "error_lines",
+    "undoable_step",
+]

@@ -1,0 +1,330 @@
+"""Hero points and advancement (§7, 1e §6, R15): the engine gets the sheet as its
+`Character`, returns the new one and its changes, and we write that back; the GM may
+undo the latest step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from contests.rules import advancement as rules
+from contests.rules.advancement import AdvanceChoice
+from contests.rules.advancement import Character as RulesCharacter
+from contests.rules.errors import RulesError
+
+from ..models import (
+    Ability,
+    AbilityKind,
+    Character,
+    LedgerReason,
+    LedgerStep,
+)
+from ..translate import (
+    RULES_KIND,
+    RulesSheet,
+    is_own_ability,
+    rules_sheet,
+    state_snapshot,
+)
+from .base import clean, engine_entries, invalid, ledger_step, lock, undoable_step
+
+
+def _engine_step(
+    character: Character,
+    actor,
+    reason: str,
+    note: str,
+    operation: Callable[[RulesSheet], rules.Step],
+) -> LedgerStep:
+    """Run one advancement operation of the engine and write back what it returns."""
+    lock(character)
+    abilities = list(character.abilities.all())
+    sheet = rules_sheet(character, abilities)
+    try:
+        after, changes = operation(sheet)
+    except RulesError as exc:
+        raise invalid(exc) from exc
+    state_before = state_snapshot(character, abilities)
+    rows = _write_engine_character(character, abilities, sheet, after)
+    entries = engine_entries(sheet.character, after, changes, rows, note)
+    return ledger_step(character, actor, reason, note, entries=entries, state_before=state_before)
+
+
+def _write_engine_character(
+    character: Character, abilities: list[Ability], sheet: RulesSheet, after: RulesCharacter
+) -> dict[str, Ability]:
+    rows = dict(sheet.rows)
+    position = max((a.position for a in abilities), default=0)
+    for ability in after.abilities:
+        row = rows.get(ability.name.casefold())
+        if row is None:
+            position += 1
+            keyword = rows[ability.keyword.casefold()] if ability.keyword else None
+            row = Ability(
+                character=character,
+                name=ability.name,
+                kind=ability.kind,
+                rating=ability.rating,
+                keyword=keyword,
+                position=position,
+            )
+            clean(row)
+            row.save()
+            rows[ability.name.casefold()] = row
+            continue
+        changed = []
+        if row.rating != ability.rating:
+            row.rating = ability.rating
+            changed.append("rating")
+        if RULES_KIND[row.kind] != ability.kind:
+            row.kind, row.relationship = ability.kind, ""
+            changed += ["kind", "relationship"]
+        if changed:
+            row.save(update_fields=changed)
+    character.hero_points = after.hero_points
+    character.experience_points = after.experience
+    character.experience_earned = after.experience_earned
+    character.in_session = after.in_session
+    character.awarded_this_session = after.awarded_this_session
+    character.raised_this_session = [rows[n.casefold()].pk for n in after.raised_this_session]
+    character.catch_ups = [
+        {"ability": rows[c.trigger.casefold()].pk, "rating": c.rating} for c in after.catch_ups
+    ]
+    clean(character)
+    character.save()
+    return rows
+
+
+def _name(sheet: RulesSheet, ability: Ability) -> str:
+    """The engine's name for one of the character's own abilities (fresh from the lock)."""
+    row = next((r for r in sheet.rows.values() if r.pk == ability.pk), None)
+    if row is None:
+        raise ValidationError(f"{ability.name} is not one of this character's own abilities.")
+    return row.name
+
+
+def _forbid_breakouts_in_packages(character: Character, makes_breakout: bool) -> None:
+    if makes_breakout and character.rules_options.keywords == "packages":
+        raise ValidationError(
+            "This campaign treats keywords as packages (§3.3): there are no breakout "
+            "abilities to add or to make."
+        )
+
+
+@transaction.atomic
+def character_session_start(*, character: Character, actor) -> LedgerStep:
+    """A session begins: +1 HP (advances) or +3 HP (classic) (§7.1, 1e §6.1, R15)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.SESSION_START,
+        "",
+        lambda sheet: rules.start_session(sheet.character),
+    )
+
+
+@transaction.atomic
+def character_session_end(*, character: Character, actor) -> LedgerStep:
+    """A session ends: unspent HP become XP (advances) or are lost (classic)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.SESSION_END,
+        "",
+        lambda sheet: rules.end_session(sheet.character),
+    )
+
+
+@transaction.atomic
+def character_hero_points_award(
+    *, character: Character, actor, count: int = 1, reason: str = ""
+) -> LedgerStep:
+    """The GM awards hero points for a significant action (§7.1: at most 5 a session)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.HERO_POINT_AWARD,
+        reason,
+        lambda sheet: rules.award_hero_points(sheet.character, count, reason=reason),
+    )
+
+
+@transaction.atomic
+def character_hero_point_spend(
+    *, character: Character, actor, reason: str = "a bump in a contest"
+) -> LedgerStep:
+    """Spend one hero point in play (§2.3.5.5)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.HERO_POINT_SPEND,
+        reason,
+        lambda sheet: rules.spend_hero_point(sheet.character, reason=reason),
+    )
+
+
+@transaction.atomic
+def character_advance_buy(
+    *, character: Character, actor, first: AdvanceChoice, second: AdvanceChoice
+) -> LedgerStep:
+    """10 XP for an advance of two different §7.1 options (R15, `advances` economy)."""
+    for choice in (first, second):
+        _forbid_breakouts_in_packages(
+            character,
+            choice.option == "new_keyword"
+            or (choice.option == "new_ability_or_breakout" and choice.keyword is not None),
+        )
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.ADVANCE,
+        "an advance",
+        lambda sheet: rules.buy_advance(sheet.character, first, second),
+    )
+
+
+@transaction.atomic
+def character_catch_up_take(
+    *, character: Character, actor, trigger: Ability, targets: Sequence[Ability]
+) -> LedgerStep:
+    """Take a catch-up on offer: +3 to up to three abilities 5 or more below (§7.1.1)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.CATCH_UP,
+        f"catch-up from {trigger.name}",
+        lambda sheet: rules.take_catch_up(
+            sheet.character, _name(sheet, trigger), [_name(sheet, t) for t in targets]
+        ),
+    )
+
+
+@transaction.atomic
+def character_catch_up_decline(*, character: Character, actor, trigger: Ability) -> LedgerStep:
+    """Let a catch-up on offer go (§7.1.1)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.CATCH_UP,
+        f"catch-up from {trigger.name} declined",
+        lambda sheet: rules.decline_catch_up(sheet.character, _name(sheet, trigger)),
+    )
+
+
+@transaction.atomic
+def character_directed_improvement(
+    *, character: Character, actor, ability: Ability, amount: int, reason: str = ""
+) -> LedgerStep:
+    """The GM raises an ability at once (§7.1.2: +3/+6/+9; classic 1e §6.4: +1 to +3)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.DIRECTED,
+        reason,
+        lambda sheet: rules.directed_improvement(
+            sheet.character, _name(sheet, ability), amount, reason=reason
+        ),
+    )
+
+
+@transaction.atomic
+def character_directed_new_ability(
+    *,
+    character: Character,
+    actor,
+    name: str,
+    rating: int = rules.NEW_ABILITY_RATING,
+    reason: str = "",
+) -> LedgerStep:
+    """The GM gives a new standalone ability, usually at 13 (§7.1.2)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.DIRECTED,
+        reason,
+        lambda sheet: rules.directed_new_ability(
+            sheet.character, name.strip(), rating, reason=reason
+        ),
+    )
+
+
+@transaction.atomic
+def character_classic_raise(*, character: Character, actor, ability: Ability) -> LedgerStep:
+    """Classic economy: +1 for 1 HP (2 HP for a keyword), once a session (1e §6.2)."""
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.CLASSIC_IMPROVEMENT,
+        f"+1 to {ability.name}",
+        lambda sheet: rules.classic_raise(sheet.character, _name(sheet, ability)),
+    )
+
+
+@transaction.atomic
+def character_classic_new_ability(
+    *, character: Character, actor, name: str, keyword: Ability | None = None
+) -> LedgerStep:
+    """Classic economy: 1 HP for a new ability at 13 or a breakout at +1 (1e §6.2)."""
+    _forbid_breakouts_in_packages(character, keyword is not None)
+    return _engine_step(
+        character,
+        actor,
+        LedgerReason.CLASSIC_IMPROVEMENT,
+        f"new ability {name.strip()}",
+        lambda sheet: rules.classic_new_ability(
+            sheet.character,
+            name.strip(),
+            keyword=_name(sheet, keyword) if keyword is not None else None,
+        ),
+    )
+
+
+@transaction.atomic
+def character_step_undo(*, character: Character, actor) -> LedgerStep:
+    """The GM undoes the latest step of play or advancement: ratings, kinds, hero
+    points, XP, session counters and catch-ups return to what they were, abilities the
+    step created go, and the ledger records the undo."""
+    lock(character)
+    target = undoable_step(character)
+    if target is None:
+        raise ValidationError(
+            "Nothing to undo: only the latest step of play or advancement can be undone."
+        )
+    abilities = list(character.abilities.all())
+    current = rules_sheet(character, abilities)
+    restored = rules_sheet(character, abilities, state=target.state_before)
+    note = f"undid {target.get_reason_display().lower()}" + (
+        f" ({target.note})" if target.note else ""
+    )
+    entries = engine_entries(current.character, restored.character, [], current.rows, note)
+    saved = target.state_before["abilities"]
+    # Breakouts first, so deleting a keyword never finds its breakout gone already.
+    for row in sorted(abilities, key=lambda a: a.kind != AbilityKind.BREAKOUT):
+        if not is_own_ability(row):
+            continue
+        old = saved.get(str(row.pk))
+        if old is None:
+            row.delete()
+            continue
+        if (row.rating, row.kind, row.relationship) != (
+            old["rating"],
+            old["kind"],
+            old["relationship"],
+        ):
+            row.rating, row.kind, row.relationship = old["rating"], old["kind"], old["relationship"]
+            row.save(update_fields=["rating", "kind", "relationship"])
+    for name, value in target.state_before["character"].items():
+        setattr(character, name, value)
+    clean(character)
+    character.save()
+    for entry in entries:
+        if entry.ability is not None and entry.ability.pk is None:
+            entry.ability = None  # the step created it and the undo removed it
+    target.undone_at = timezone.now()
+    target.undone_by = actor
+    target.save(update_fields=["undone_at", "undone_by"])
+    return ledger_step(character, actor, LedgerReason.UNDO, note, entries=entries)

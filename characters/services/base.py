@@ -1,0 +1,266 @@
+"""What every service shares: locking the character, cleaning models into plain
+messages, and writing the ledger (who, when, why; what a step overwrote, for undo).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db.models import Model
+
+from contests.rules.advancement import Change
+from contests.rules.advancement import Character as RulesCharacter
+from contests.rules.errors import RulesError
+
+from ..models import (
+    UNDOABLE_REASONS,
+    Ability,
+    Character,
+    Follower,
+    LedgerEntry,
+    LedgerReason,
+    LedgerStep,
+)
+from ..translate import is_own_ability
+
+
+def invalid(exc: RulesError) -> ValidationError:
+    return ValidationError(str(exc))
+
+
+def error_lines(exc: ValidationError, where: str = "") -> list[str]:
+    """A ValidationError as plain lines, each naming its field: what a form shows."""
+    if not hasattr(exc, "error_dict"):
+        return [f"{where}{message}" for message in exc.messages]
+    return [
+        f"{where}{message}" if field == NON_FIELD_ERRORS else f"{where}{field}: {message}"
+        for field, messages in exc.message_dict.items()
+        for message in messages
+    ]
+
+
+def clean(instance: Model, where: str = "") -> None:
+    try:
+        instance.full_clean()
+    except ValidationError as exc:
+        raise ValidationError(error_lines(exc, where)) from exc
+
+
+def lock(character: Character) -> None:
+    """Reload the character and hold its row until commit, so two requests never
+    spend the same hero point (PostgreSQL; SQLite serialises writers anyway)."""
+    character.refresh_from_db(from_queryset=Character.objects.select_for_update())
+
+
+def rows_of(character: Character) -> tuple[list[Ability], list[Follower]]:
+    return list(character.abilities.all()), list(character.followers.all())
+
+
+def own_row(rows: Sequence[Ability], ability: Ability | None, what: str) -> Ability | None:
+    """The character's own row for `ability` (fresh), refusing anyone else's."""
+    if ability is None:
+        return None
+    row = next((a for a in rows if a.pk == ability.pk and is_own_ability(a)), None)
+    if row is None:
+        raise ValidationError(f"{what}: {ability.name} is not one of this character's abilities.")
+    return row
+
+
+# --------------------------------------------------------------------- the ledger
+
+
+def entry(field: str, before: int | None, after: int | None, **kwargs: Any) -> LedgerEntry:
+    return LedgerEntry(field=field, before=before, after=after, **kwargs)
+
+
+def ledger_step(
+    character: Character,
+    actor,
+    reason: str,
+    note: str = "",
+    *,
+    entries: Sequence[LedgerEntry] = (),
+    state_before: dict | None = None,
+) -> LedgerStep:
+    step = LedgerStep.objects.create(
+        character=character,
+        actor=actor,
+        reason=reason,
+        note=note[:300],
+        state_before=state_before,
+    )
+    for entry in entries:
+        entry.step = step
+        entry.note = entry.note[:300]
+    LedgerEntry.objects.bulk_create(entries)
+    return step
+
+
+def row_values(rows: Sequence[Ability]) -> dict[int, tuple[str, int]]:
+    return {a.pk: (a.name, a.rating) for a in rows}
+
+
+def row_entries(
+    before: dict[int, tuple[str, int]],
+    rows: Sequence[Ability],
+    followers: Sequence[Follower],
+    note: str,
+) -> list[LedgerEntry]:
+    """Ledger lines for what a creation change did to the rows (ids before/after)."""
+    owners = {f.pk: f.name for f in followers}
+
+    def label(row: Ability) -> str:
+        return f"{owners[row.follower_id]}: {row.name}" if row.follower_id else row.name
+
+    entries = []
+    now = {a.pk for a in rows}
+    for row in rows:
+        old = before.get(row.pk)
+        if old is None:
+            entries.append(
+                entry(
+                    LedgerEntry.Field.NEW_ABILITY,
+                    None,
+                    row.rating,
+                    ability=row,
+                    ability_name=label(row),
+                    note=note,
+                )
+            )
+        elif old[1] != row.rating:
+            entries.append(
+                entry(
+                    LedgerEntry.Field.RATING,
+                    old[1],
+                    row.rating,
+                    ability=row,
+                    ability_name=label(row),
+                    note=note,
+                )
+            )
+    for pk, (name, rating) in before.items():
+        if pk not in now:
+            entries.append(
+                entry(LedgerEntry.Field.NEW_ABILITY, rating, None, ability_name=name, note=note)
+            )
+    return entries
+
+
+def engine_entries(
+    before: RulesCharacter,
+    after: RulesCharacter,
+    changes: Sequence[Change],
+    rows: dict[str, Ability],
+    note: str = "",
+) -> list[LedgerEntry]:
+    """Ledger lines for what the engine changed, each with the rule it cited."""
+    why: dict[str, str] = {}
+    for change in changes:
+        why.setdefault(change.what.casefold(), change.reason)
+    entries = []
+    if before.hero_points != after.hero_points:
+        entries.append(
+            entry(
+                LedgerEntry.Field.HERO_POINTS,
+                before.hero_points,
+                after.hero_points,
+                note=why.get("hero points", note),
+            )
+        )
+    if before.experience != after.experience:
+        entries.append(
+            entry(
+                LedgerEntry.Field.XP, before.experience, after.experience, note=why.get("xp", note)
+            )
+        )
+    for ability in after.abilities:
+        old = before.find(ability.name)
+        row = rows.get(ability.name.casefold())
+        reason = why.get(ability.name.casefold(), note)
+        if old is None:
+            entries.append(
+                entry(
+                    LedgerEntry.Field.NEW_ABILITY,
+                    None,
+                    ability.rating,
+                    ability=row,
+                    ability_name=ability.name,
+                    note=reason,
+                )
+            )
+            continue
+        if old.kind != ability.kind:
+            kind_reason = why.get(f"{ability.name} kind".casefold(), note)
+            entries.append(
+                entry(
+                    LedgerEntry.Field.KIND,
+                    None,
+                    None,
+                    ability=row,
+                    ability_name=ability.name,
+                    note=f"{old.kind} → {ability.kind}: {kind_reason}",
+                )
+            )
+        if old.rating != ability.rating:
+            entries.append(
+                entry(
+                    LedgerEntry.Field.RATING,
+                    old.rating,
+                    ability.rating,
+                    ability=row,
+                    ability_name=ability.name,
+                    note=reason,
+                )
+            )
+    for ability in before.abilities:
+        if after.find(ability.name) is None:
+            entries.append(
+                entry(
+                    LedgerEntry.Field.NEW_ABILITY,
+                    ability.rating,
+                    None,
+                    ability_name=ability.name,
+                    note=note,
+                )
+            )
+    offered_why = [c.reason for c in changes if c.what == "catch-up" and c.before is None]
+    closed_why = [c.reason for c in changes if c.what == "catch-up" and c.after is None]
+    offered = [c for c in after.catch_ups if c not in before.catch_ups]
+    closed = [c for c in before.catch_ups if c not in after.catch_ups]
+    for offer, reason in zip(offered, offered_why + [note] * len(offered), strict=False):
+        entries.append(
+            entry(
+                LedgerEntry.Field.CATCH_UP,
+                None,
+                offer.rating,
+                ability=rows.get(offer.trigger.casefold()),
+                ability_name=offer.trigger,
+                note=reason,
+            )
+        )
+    for offer, reason in zip(closed, closed_why + [note] * len(closed), strict=False):
+        entries.append(
+            entry(
+                LedgerEntry.Field.CATCH_UP,
+                offer.rating,
+                None,
+                ability=rows.get(offer.trigger.casefold()),
+                ability_name=offer.trigger,
+                note=reason,
+            )
+        )
+    return entries
+
+
+def undoable_step(character: Character) -> LedgerStep | None:
+    """The step the GM may undo: the latest one still standing, if it is a step of play
+    or advancement (creation and imports are not undone, nor undos)."""
+    latest = (
+        character.ledger.filter(undone_at__isnull=True)
+        .exclude(reason=LedgerReason.UNDO)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    return latest if latest is not None and latest.reason in UNDOABLE_REASONS else None

@@ -1,0 +1,180 @@
+"""States of adversity and fortune on a character's abilities (§2.11, R10)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from contests.rules.errors import RulesError
+from contests.rules.outcomes import (
+    apply_benefit,
+    apply_consequence,
+    healed_state,
+    update_abilities,
+    wane,
+)
+from contests.rules.simple import DEGREES, describe_level
+from contests.rules.states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State, parse_state
+
+from ..models import (
+    Ability,
+    AbilityKind,
+    Character,
+    Condition,
+)
+from .base import clean, invalid, lock
+
+# A state of the consequence and benefit tables is recorded as a defeat or a victory of
+# its degree (so a defeat ends freshness, §2.11.2.1); dead has no table row.
+_DEFEAT_LEVEL = {state: -(DEGREES.index(d) + 1) for d, state in CONSEQUENCE_OF_DEFEAT.items()}
+_VICTORY_LEVEL = {state: DEGREES.index(d) + 1 for d, state in BENEFIT_OF_VICTORY.items()}
+
+
+def _record_state(states: tuple[State, ...], state: State) -> tuple[State, ...]:
+    if state in _DEFEAT_LEVEL:
+        return apply_consequence(states, _DEFEAT_LEVEL[state])
+    if state in _VICTORY_LEVEL:
+        return apply_benefit(states, _VICTORY_LEVEL[state])
+    return (*states, state)
+
+
+def _end_condition(condition: Condition, actor, reason: str) -> None:
+    condition.ended_at = timezone.now()
+    condition.ended_by = actor
+    condition.end_reason = reason[:200]
+    condition.save(update_fields=["ended_at", "ended_by", "end_reason"])
+
+
+def _active_condition(character: Character, condition: Condition) -> Condition:
+    found = (
+        character.conditions.filter(pk=condition.pk, ended_at__isnull=True)
+        .prefetch_related("abilities")
+        .first()
+    )
+    if found is None:
+        raise ValidationError("That condition is not active on this character.")
+    return found
+
+
+@transaction.atomic
+def character_condition_apply(
+    *,
+    character: Character,
+    actor,
+    state: State | str,
+    abilities: Sequence[Ability],
+    cause: str = "",
+    contest_id: int | None = None,
+) -> Condition:
+    """Record a state of adversity or fortune against the abilities it affects (§2.11,
+    R10). States stack; recording a defeat's state ends freshness on those abilities."""
+    try:
+        state = parse_state(state)
+    except RulesError as exc:
+        raise invalid(exc) from exc
+    lock(character)
+    wanted = {a.pk for a in abilities}
+    rows = [a for a in character.abilities.filter(pk__in=wanted) if a.kind != AbilityKind.FLAW]
+    if not rows or len(rows) != len(wanted):
+        raise ValidationError(
+            "Choose the abilities the state affects (§2.11): abilities of this character."
+        )
+    active = list(
+        character.conditions.filter(ended_at__isnull=True, abilities__in=rows)
+        .distinct()
+        .prefetch_related("abilities")
+    )
+    held = {row.pk: [c for c in active if row in c.abilities.all()] for row in rows}
+    current = {str(row.pk): tuple(State(c.state) for c in held[row.pk]) for row in rows}
+    after = update_abilities(current, list(current), _record_state, state)
+    for row in rows:
+        kept = list(after.get(str(row.pk), ()))
+        kept.reverse()
+        kept.remove(state)  # the state just recorded
+        lost = Counter(current[str(row.pk)]) - Counter(kept)
+        for gone, count in lost.items():
+            for condition in [c for c in held[row.pk] if c.state == gone][:count]:
+                condition.abilities.remove(row)
+                if not condition.abilities.exists():
+                    _end_condition(condition, actor, f"ended by a defeat: {cause}".strip(": "))
+    condition = Condition(
+        character=character,
+        state=state.value,
+        cause=cause.strip(),
+        contest_id=contest_id,
+        applied_by=actor,
+    )
+    clean(condition)
+    condition.save()
+    condition.abilities.set(rows)
+    return condition
+
+
+@transaction.atomic
+def character_condition_heal(
+    *, character: Character, actor, condition: Condition, outcome: int, reason: str = ""
+) -> Condition | None:
+    """A healing attempt's outcome on a state of adversity (§2.11.3, R10): each degree
+    of victory removes a step, a major defeat worsens it one, a complete defeat two.
+    Returns the condition the abilities now hold (None when healed)."""
+    lock(character)
+    condition = _active_condition(character, condition)
+    try:
+        after = healed_state(condition.state, outcome)
+        how = describe_level(outcome)
+    except RulesError as exc:
+        raise invalid(exc) from exc
+    if after is not None and after.value == condition.state:
+        return condition
+    why = f"healing, {how}" + (f": {reason.strip()}" if reason.strip() else "")
+    _end_condition(condition, actor, why)
+    if after is None:
+        return None
+    replacement = Condition.objects.create(
+        character=character,
+        state=after.value,
+        cause=f"{condition.get_state_display().lower()}, then {why}",
+        contest_id=condition.contest_id,
+        applied_by=actor,
+    )
+    replacement.abilities.set(condition.abilities.all())
+    return replacement
+
+
+@transaction.atomic
+def character_conditions_wane(
+    *, character: Character, actor, at: str = "session_end", reason: str = ""
+) -> list[Condition]:
+    """States that lapse with time (§2.11.4): hurt and fresh at a session's end, all
+    benefits too at a storyline's end. Returns the conditions that ended."""
+    lock(character)
+    ended = []
+    for condition in character.conditions.filter(ended_at__isnull=True):
+        try:
+            remaining = wane((condition.state,), at=at)
+        except RulesError as exc:
+            raise invalid(exc) from exc
+        if not remaining:
+            place = "session" if at == "session_end" else "storyline"
+            _end_condition(
+                condition, actor, f"waned at the {place}'s end" + (f": {reason}" if reason else "")
+            )
+            ended.append(condition)
+    return ended
+
+
+@transaction.atomic
+def character_condition_clear(
+    *, character: Character, actor, condition: Condition, reason: str
+) -> Condition:
+    """The GM ends a condition for a reason of the story."""
+    if not reason.strip():
+        raise ValidationError("Say why the condition ends.")
+    lock(character)
+    condition = _active_condition(character, condition)
+    _end_condition(condition, actor, reason.strip())
+    return condition

@@ -1,0 +1,245 @@
+"""Exporting a whole campaign as JSON and importing it into a fresh install, and the
+Markdown chronicle."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.urls import reverse
+
+from campaigns import services
+from campaigns.access import ArchiveViewer
+from campaigns.demo import demo_campaign_create
+from campaigns.models import Campaign, Role
+from campaigns.transfer import campaign_chronicle, campaign_export, campaign_import
+from characters import services as character_services
+from characters.models import Ability, Character, Condition, LedgerStep
+from community.models import Community
+from contests.models import Contest
+
+from .conftest import add_contest, roll, rolled
+
+
+@pytest.fixture
+def played_campaign(db):
+    """The demo campaign after two sessions, with contests, conditions and NPCs."""
+    campaign = demo_campaign_create()
+    gm = campaign.gm
+    services.campaign_options_update(
+        campaign=campaign, actor=gm, better_roll="low", resistance_progression=3
+    )
+    voss = services.npc_create(
+        campaign=campaign, actor=gm, name="Captain Voss", rating="5M", notes="Bribed"
+    )
+    services.npc_create(campaign=campaign, actor=gm, name="The Grey River", rating=14)
+    tamsin = Character.objects.get(name="Tamsin Reedwalker")
+    guide = Ability.objects.get(character=tamsin, name="River Guide")
+    session = services.session_start(campaign=campaign, actor=gm, title="Flood")
+    character_services.character_hero_point_spend(character=tamsin, actor=tamsin.player)
+    contest = add_contest(
+        session,
+        1,
+        characters=[tamsin],
+        events=[
+            (
+                "framed",
+                {
+                    "summary": "Framed.",
+                    "pc": {"character_id": tamsin.pk, "player_id": tamsin.player_id},
+                },
+            ),
+            (
+                "round",
+                rolled(
+                    "Tamsin rolled 3.",
+                    roll("Tamsin", "River Guide", "3M", 3, "success", hero_point=True),
+                    roll("The Grey River", "Resistance", "14", 9, "success", hidden=True),
+                    totals={"Tamsin": 2, "The Grey River": 0},
+                    ability_id=guide.pk,
+                ),
+            ),
+            ("narrated", {"summary": "A GM aside.", "gm_only": True}),
+        ],
+        gm_notes="Voss paid the river.",
+        outcome_level=2,
+        framing={
+            "pc": {"character_id": tamsin.pk, "player_id": tamsin.player_id},
+            "opponent": {"npc_id": voss.pk},
+        },
+        state={"sides": {"pc": {"name": "Tamsin", "tactic": "Pole", "character_id": tamsin.pk}}},
+    )
+    character_services.character_condition_apply(
+        character=tamsin, actor=gm, state="impaired", abilities=[guide], contest_id=contest.pk
+    )
+    character_services.character_condition_apply(
+        character=tamsin, actor=gm, state="hurt", abilities=[guide], contest_id=contest.pk
+    )
+    services.session_end(session=session, actor=gm, recap="The *flood* came.")
+    services.season_start(campaign=campaign, actor=gm, name="High Water")
+    services.session_start(campaign=campaign, actor=gm, title="Still going")
+    return Campaign.objects.get(pk=campaign.pk)
+
+
+def wipe(campaign: Campaign, *, keep_users: tuple[str, ...] = ()) -> None:
+    """Everything of the campaign gone, as on a fresh install."""
+    Contest.objects.filter(campaign=campaign).delete()
+    Character.objects.filter(campaign=campaign).delete()
+    campaign.delete()
+    get_user_model().objects.exclude(username__in=keep_users).delete()
+
+
+def test_the_json_export_imports_into_a_fresh_install_with_the_same_result(played_campaign):
+    exported = json.loads(json.dumps(campaign_export(played_campaign)))
+    wipe(played_campaign)
+    imported = campaign_import(data=exported)
+    again = json.loads(json.dumps(campaign_export(imported)))
+    assert again == exported
+
+
+def test_the_export_holds_the_whole_campaign(played_campaign):
+    data = campaign_export(played_campaign)
+    assert data["campaign"]["gm"] == "gm"
+    assert data["campaign"]["rules"]["better_roll"] == "low"
+    assert data["campaign"]["resistance_progression"] == 3
+    assert {m["username"] for m in data["members"]} == {"alice", "bob"}
+    tamsin = next(c for c in data["characters"] if c["sheet"]["name"] == "Tamsin Reedwalker")
+    assert tamsin["player"] == "alice"
+    assert tamsin["sheet"]["followers"][0]["name"] == "Oro"
+    assert [c["state"] for c in tamsin["conditions"]] == ["impaired", "hurt"]
+    assert tamsin["conditions"][0]["abilities"] == [f"{tamsin['key']}:River Guide"]
+    assert tamsin["conditions"][0]["contest"] == 1
+    reasons = [step["reason"] for step in tamsin["ledger"]]
+    assert reasons[-4:] == ["session_start", "hp_spend", "session_end", "session_start"]
+    assert [s["number"] for s in data["seasons"]] == [1, 2]
+    assert [s["base_resistance"] for s in data["seasons"]] == [14, 17]
+    assert [s["recap"] != "" for s in data["sessions"]] == [True, True, False]
+    assert {n["name"] for n in data["npcs"]} == {"Captain Voss", "The Grey River"}
+    assert data["community"]["name"] == "Ashfen"
+    contest = data["contests"][0]
+    assert contest["gm_notes"] == "Voss paid the river."
+    assert [e["type"] for e in contest["events"]] == ["framed", "round", "narrated"]
+    # Ids inside JSON become keys that survive a move to another database.
+    assert contest["framing"]["pc"] == {"character_id": tamsin["key"], "player_id": "alice"}
+    assert contest["framing"]["opponent"] == {"npc_id": "Captain Voss"}
+    assert contest["events"][1]["payload"]["ability_id"] == f"{tamsin['key']}:River Guide"
+    text = json.dumps(data)
+    assert "public_token" not in text and "token" not in data["campaign"]
+
+
+def test_imported_ids_point_at_the_new_rows(played_campaign):
+    exported = campaign_export(played_campaign)
+    wipe(played_campaign)
+    campaign = campaign_import(data=exported)
+    tamsin = Character.objects.get(name="Tamsin Reedwalker")
+    guide = Ability.objects.get(character=tamsin, name="River Guide")
+    contest = campaign.contests.get(number=1)
+    assert contest.framing["pc"] == {"character_id": tamsin.pk, "player_id": tamsin.player_id}
+    assert contest.framing["opponent"] == {"npc_id": campaign.npcs.get(name="Captain Voss").pk}
+    assert contest.events.get(seq=2).payload["ability_id"] == guide.pk
+    assert contest.participants.get(side="pc").character == tamsin
+    impaired = Condition.objects.get(character=tamsin, state="impaired")
+    assert impaired.contest_id == contest.pk and list(impaired.abilities.all()) == [guide]
+    assert tamsin.in_session  # the second session is still open
+    assert campaign.sessions.get(number=3).is_open
+    assert Community.objects.get(campaign=campaign).name == "Ashfen"
+    # Undo still works on the restored ledger: its snapshot points at the new abilities.
+    step = LedgerStep.objects.filter(character=tamsin).order_by("-created_at", "-id").first()
+    assert step.reason == "session_start"
+    assert all(
+        int(pk) in {a.pk for a in tamsin.abilities.all()} for pk in step.state_before["abilities"]
+    )
+
+
+def test_people_are_matched_by_username_or_created_inactive(played_campaign):
+    exported = campaign_export(played_campaign)
+    wipe(played_campaign, keep_users=("alice",))
+    alice = get_user_model().objects.get(username="alice")
+    campaign = campaign_import(data=exported)
+    assert campaign.memberships.get(role=Role.PLAYER, user__username="alice").user == alice
+    bob = get_user_model().objects.get(username="bob")
+    assert not bob.is_active and not bob.has_usable_password()
+    assert bob.display_name == "Bob"
+    assert campaign.gm.username == "gm" and not campaign.gm.is_active
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda d: {**d, "format": "something else"}, "This is not a campaign export"),
+        (lambda d: {**d, "version": 99}, "this site reads version 1"),
+        (
+            lambda d: {**d, "contests": [{**d["contests"][0], "session": 42}]},
+            "contest 1: session 42 is not in the file",
+        ),
+        (
+            lambda d: {**d, "campaign": {**d["campaign"], "rules": {"better_roll": "x"}}},
+            "better_roll must be one of",
+        ),
+    ],
+)
+def test_a_bad_file_imports_nothing(played_campaign, spoil, message):
+    exported = campaign_export(played_campaign)
+    wipe(played_campaign)
+    with pytest.raises(ValidationError) as raised:
+        campaign_import(data=spoil(exported))
+    assert message in " ".join(raised.value.messages)
+    assert not Campaign.objects.exists() and not Character.objects.exists()
+    assert not get_user_model().objects.exists()
+
+
+def test_the_management_commands_round_trip(played_campaign, tmp_path):
+    path = tmp_path / "campaign.json"
+    call_command("export_campaign", played_campaign.pk, output=str(path))
+    exported = json.loads(path.read_text())
+    wipe(played_campaign)
+    call_command("import_campaign", str(path))
+    assert campaign_export(Campaign.objects.get()) == exported
+
+
+def test_the_gm_downloads_the_json_and_players_cannot(client, played_campaign):
+    client.force_login(played_campaign.gm)
+    response = client.get(reverse("campaign_export_json", args=[played_campaign.pk]))
+    assert response["Content-Disposition"] == 'attachment; filename="the-sunken-crown.json"'
+    assert json.loads(response.content)["campaign"]["name"] == "The Sunken Crown"
+    client.force_login(get_user_model().objects.get(username="alice"))
+    assert client.get(reverse("campaign_export_json", args=[played_campaign.pk])).status_code == (
+        403
+    )
+
+
+# --------------------------------------------------------------------- the chronicle
+
+
+def test_the_chronicle_reads_as_a_story(played_campaign):
+    text = campaign_chronicle(ArchiveViewer(played_campaign, Role.PLAYER))
+    assert text.startswith("# The Sunken Crown\n")
+    for line in (
+        "## The Low Water",
+        "## High Water",
+        "### Session 2: Flood",
+        "The *flood* came.",
+        "#### Contest 1: Scored contest — Cross the river",
+        "- Resistance: The Grey River (14)",
+        "1. Framed.",
+        "2. Tamsin rolled 3.",
+        "**Outcome:** minor victory.",
+    ):
+        assert line in text, line
+    assert text.index("## The Low Water") < text.index("## High Water")
+    assert "A GM aside." not in text and "Voss paid the river." not in text
+
+
+def test_the_gms_chronicle_has_the_gm_notes(played_campaign):
+    text = campaign_chronicle(ArchiveViewer(played_campaign, Role.GM))
+    assert "*GM notes:* Voss paid the river." in text and "3. A GM aside." in text
+
+
+def test_members_download_the_chronicle(client, played_campaign):
+    client.force_login(get_user_model().objects.get(username="bob"))
+    response = client.get(reverse("campaign_export_markdown", args=[played_campaign.pk]))
+    assert response["Content-Type"] == "text/markdown; charset=utf-8"
+    assert "### Session 2: Flood" in response.content.decode()

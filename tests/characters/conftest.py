@@ -1,0 +1,88 @@
+"""Characters' fixtures: the personas of tests/conftest.py plus `bob`, a second player
+of the campaign, and sheets built through the services as a player would."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaigns.models import Membership, Role
+from characters import services
+from characters.models import AbilityKind, CreationRole
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """These tests log in with force_login: the personas' passwords need no slow hash."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def bob(make_user, campaign):
+    """Another player of the campaign: not the owner of alice's characters."""
+    user = make_user("bob", "Bob")
+    Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
+    return user
+
+
+# A finished list-method sheet (§3.5): 12 abilities, 20 points, at most 10 on one.
+KARA_ABILITIES = [
+    # name, kind, rating, keyword, extra
+    ("Mercenary", AbilityKind.KEYWORD, 22, None, {"creation_role": CreationRole.DEFINING}),
+    ("Sardonic", AbilityKind.STANDALONE, 20, None, {"creation_role": CreationRole.DISTINGUISHING}),
+    ("Swordplay", AbilityKind.BREAKOUT, 4, "Mercenary", {}),
+    ("Riding", AbilityKind.STANDALONE, 15, None, {}),
+    ("Haggling", AbilityKind.STANDALONE, 15, None, {}),
+    ("Salt Waste Lore", AbilityKind.STANDALONE, 14, None, {}),
+    ("Old Sword", AbilityKind.STANDALONE, 14, None, {}),
+    ("Tough", AbilityKind.STANDALONE, 14, None, {}),
+    ("Gambling", AbilityKind.STANDALONE, 14, None, {}),
+    ("Caravan Guards", AbilityKind.RELATIONSHIP, 13, None, {"relationship": "contact"}),
+    ("Languages", AbilityKind.STANDALONE, 13, None, {}),
+    ("Wary", AbilityKind.STANDALONE, 13, None, {}),
+]
+
+
+def add_abilities(character, actor, rows=KARA_ABILITIES):
+    made = {}
+    for name, kind, rating, keyword, extra in rows:
+        made[name] = services.character_ability_add(
+            character=character,
+            actor=actor,
+            name=name,
+            kind=kind,
+            rating=rating,
+            keyword=made.get(keyword) if keyword else None,
+            **extra,
+        )
+    return made
+
+
+@pytest.fixture
+def build_kara(alice, campaign):
+    """Build Kara, alice's list-method mercenary; finished unless told otherwise."""
+
+    def build(*, finish=True, campaign=campaign, method="list", player=alice, rows=None):
+        character = services.character_create(
+            player=player,
+            name="Kara",
+            concept="sardonic ex-mercenary",
+            creation_method=method,
+            campaign=campaign,
+            traits=["scarred cheek", "salt-white hair", "a notched sword"],
+        )
+        add_abilities(character, player, rows or KARA_ABILITIES)
+        if finish:
+            services.character_creation_finish(character=character, actor=player)
+        character.refresh_from_db()
+        return character
+
+    return build
+
+
+@pytest.fixture
+def kara(build_kara):
+    return build_kara()
+
+
+def ability(character, name):
+    return character.abilities.get(name=name)
