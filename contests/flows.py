@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from .rules import (
     BENEFIT_OF_VICTORY,
@@ -113,11 +113,85 @@ def _roll(data: dict[str, Any], key: str, roller: Roller) -> int:
         raise RulesError(f"{key}: {error}") from None
 
 
-class TableFlow:
-    """One contest at the table. Build it with `frame(...)`, change it with `apply`."""
+class BaseFlow:
+    """What every flow shares: a JSON state, replay from events, and `apply`, which
+    refuses spectators and leaves the state unchanged when an action fails.
+
+    A subclass builds its state in `frame(data)` and defines one `_do_<action>(data,
+    actor, roller)` per action, returning the event payload.
+    """
 
     def __init__(self, state: dict[str, Any]) -> None:
         self.state = state
+
+    def to_json(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    @classmethod
+    def from_json(cls, state: dict[str, Any]) -> Self:
+        return cls(copy.deepcopy(state))
+
+    @classmethod
+    def replay(cls, framing: dict[str, Any], events: Iterable[tuple[str, dict, Actor]]) -> Self:
+        """Rebuild a contest from its framing and its recorded (action, data, actor)."""
+        flow = cls.frame(framing)  # type: ignore[attr-defined]
+
+        def no_dice() -> int:
+            raise RulesError("a recorded action is missing its roll")
+
+        for action, data, actor in events:
+            flow.apply(action, copy.deepcopy(data), actor, no_dice)
+        return flow  # type: ignore[return-value]
+
+    @property
+    def kind(self) -> str:
+        return self.state["kind"]
+
+    @property
+    def phase(self) -> str:
+        return self.state["phase"]
+
+    def apply(
+        self, action: str, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
+        """Perform one action; returns the event payload (summary, rolls, totals...).
+
+        Raises IllegalAction (not allowed now or not yours) or RulesError (bad input),
+        leaving the flow unchanged.
+        """
+        handler = getattr(self, f"_do_{action}", None) if action.isidentifier() else None
+        if handler is None:
+            raise RulesError(f"unknown action {action!r}")
+        if actor.role == "spectator":
+            raise IllegalAction("spectators watch; they cannot act in a contest")
+        saved = copy.deepcopy(self.state)
+        try:
+            payload = handler(data, actor, roller)
+        except Exception:
+            self.state = saved
+            raise
+        return payload
+
+    def _require_phase(self, *phases: str) -> None:
+        if self.phase not in phases:
+            names = {
+                "preparing": "before the roll",
+                "rolled": "after the roll, before it is resolved",
+                "resolved": "once the contest is decided",
+                "finished": "after the contest",
+            }
+            allowed = " or ".join(names[p] for p in phases)
+            raise IllegalAction(
+                f"that can only be done {allowed}; the contest is {names[self.phase]}"
+            )
+
+    def _require_gm(self, actor: Actor, what: str) -> None:
+        if not actor.is_gm:
+            raise IllegalAction(f"only the GM can {what}")
+
+
+class TableFlow(BaseFlow):
+    """One contest at the table. Build it with `frame(...)`, change it with `apply`."""
 
     # -- building ---------------------------------------------------------------
 
@@ -167,6 +241,9 @@ class TableFlow:
             "suggested": [],
             "applied": [],
             "narration": "",
+            # Who may help from outside the contest (AP gifts), as the service framed it:
+            # the table renders from the state alone.
+            "roster": list(data.get("roster") or []),
         }
         return cls(state)
 
@@ -199,36 +276,7 @@ class TableFlow:
             "hero_points_spent": 0,
         }
 
-    def to_json(self) -> dict[str, Any]:
-        return copy.deepcopy(self.state)
-
-    @classmethod
-    def from_json(cls, state: dict[str, Any]) -> TableFlow:
-        return cls(copy.deepcopy(state))
-
-    @classmethod
-    def replay(
-        cls, framing: dict[str, Any], events: Iterable[tuple[str, dict, Actor]]
-    ) -> TableFlow:
-        """Rebuild a contest from its framing and its recorded (action, data, actor)."""
-        flow = cls.frame(framing)
-
-        def no_dice() -> int:
-            raise RulesError("a recorded action is missing its roll")
-
-        for action, data, actor in events:
-            flow.apply(action, copy.deepcopy(data), actor, no_dice)
-        return flow
-
     # -- reading ------------------------------------------------------------------
-
-    @property
-    def kind(self) -> str:
-        return self.state["kind"]
-
-    @property
-    def phase(self) -> str:
-        return self.state["phase"]
 
     @property
     def is_long(self) -> bool:
@@ -236,6 +284,14 @@ class TableFlow:
 
     def side(self, side: str) -> dict[str, Any]:
         return self.state["sides"][side]
+
+    def participant_rows(self) -> list[dict[str, Any]]:
+        """Who takes part, for the contest's participant records (and archive filters)."""
+        return [
+            {key: self.side(side)[key] for key in ("character_id", "name", "ability", "rating")}
+            | {"side": side}
+            for side in SIDES
+        ]
 
     def controls(self, actor: Actor, side: str) -> bool:
         """The GM controls every side; a player the side of a character they play."""
@@ -288,44 +344,6 @@ class TableFlow:
         }
 
     # -- acting -------------------------------------------------------------------
-
-    def apply(
-        self, action: str, data: dict[str, Any], actor: Actor, roller: Roller
-    ) -> dict[str, Any]:
-        """Perform one action; returns the event payload (summary, rolls, totals...).
-
-        Raises IllegalAction (not allowed now or not yours) or RulesError (bad input),
-        leaving the flow unchanged.
-        """
-        handler = getattr(self, f"_do_{action}", None) if action.isidentifier() else None
-        if handler is None:
-            raise RulesError(f"unknown action {action!r}")
-        if actor.role == "spectator":
-            raise IllegalAction("spectators watch; they cannot act in a contest")
-        saved = copy.deepcopy(self.state)
-        try:
-            payload = handler(data, actor, roller)
-        except Exception:
-            self.state = saved
-            raise
-        return payload
-
-    def _require_phase(self, *phases: str) -> None:
-        if self.phase not in phases:
-            names = {
-                "preparing": "before the roll",
-                "rolled": "after the roll, before it is resolved",
-                "resolved": "once the contest is decided",
-                "finished": "after the contest",
-            }
-            allowed = " or ".join(names[p] for p in phases)
-            raise IllegalAction(
-                f"that can only be done {allowed}; the contest is {names[self.phase]}"
-            )
-
-    def _require_gm(self, actor: Actor, what: str) -> None:
-        if not actor.is_gm:
-            raise IllegalAction(f"only the GM can {what}")
 
     def _require_control(self, actor: Actor, side: str, what: str) -> None:
         if not self.controls(actor, side):
@@ -539,12 +557,17 @@ class TableFlow:
             entered = self.side(side).pop("entered_roll", None)
             if entered is not None:
                 data.setdefault(f"{side}_roll", entered)
+        bid = self._bid() if self.kind == "extended" else None
+        return self._pend(data, roller, bid=bid)
+
+    def _pend(self, data: dict, roller: Roller, **extra: Any) -> dict:
+        """Both sides roll; the results wait in `pending` for hero points and `resolve`.
+        `extra` names what is rolled for (an extended contest's bid, a parting shot...)."""
         pc_roll = _roll(data, "pc_roll", roller)
         opponent_roll = _roll(data, "opponent_roll", roller)
         outcome = self._simple_outcome(pc_roll, opponent_roll)
-        bid = self._bid() if self.kind == "extended" else None
         self.state["pending"] = {
-            "bid": bid,
+            **extra,
             "pc_roll": pc_roll,
             "opponent_roll": opponent_roll,
             "pc_hero_point": False,
@@ -569,6 +592,135 @@ class TableFlow:
             "gm_summary": full,
             "rolls": rolls,
         }
+
+    # -- extended contests: the actions besides an exchange (§5.3.4, §5.3.7-§5.3.11) ----
+
+    def _extended_turn(self, data: dict, actor: Actor, what: str) -> str:
+        """The side taking its turn with something other than an exchange; starts the
+        engine's contest when this is the first turn (AP are figured from the TNs)."""
+        self._require_phase("preparing")
+        if self.kind != "extended":
+            raise IllegalAction(f"{what} belongs to extended contests")
+        side = _side(data)
+        self._require_control(actor, side, what)
+        if self.state["machine"] is None:
+            for each in SIDES:
+                if self.side(each)["rating"] is None:
+                    raise IllegalAction(f"{self.side(each)['name']} has no ability or rating yet")
+            self._start_machine()
+        turn = self._machine().turn
+        if side != turn:
+            raise IllegalAction(
+                f"it is {self.side(turn)['name']}'s turn: {what} takes the side's own turn"
+            )
+        return side
+
+    def _do_unrelated_action(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """Give up this turn's exchange to do something else (§5.3.7); any roll it
+        needs is a simple contest of its own."""
+        side = self._extended_turn(data, actor, "take an unrelated action")
+        description = _text(data, "description")
+        machine = self._machine()
+        machine.unrelated_action(side=side, description=description)
+        self.state["machine"] = machine.to_json()
+        self._end_turn()
+        name = self.side(side)["name"]
+        return {
+            "summary": f"{name} gives up the exchange"
+            + (f": {description}" if description else ""),
+            "totals": self._totals(machine),
+            "totals_kind": "AP",
+        }
+
+    def _do_disengage(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """Try to leave the contest, as the side's turn (§5.3.9): both roll; after
+        hero points, `resolve` settles it (a victory ends the contest with no winner,
+        a defeat hands AP to the other side)."""
+        side = self._extended_turn(data, actor, "disengage")
+        return self._pend(data, roller, action="disengage", actor=side)
+
+    def _do_parting_shot(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The winner acts once more right after the exchange that decided the contest
+        (§5.3.4): both roll; `resolve` plays it, and a failure may revive the loser."""
+        self._require_phase("resolved")
+        machine = self._machine() if self.kind == "extended" and self.state["machine"] else None
+        shooter = machine.parting_shot_by if machine else None
+        if shooter is None:
+            raise IllegalAction(
+                "a parting shot is for the winner of an extended contest, right after the "
+                "exchange that decided it (§5.3.4)"
+            )
+        self._require_control(actor, shooter, "take the parting shot")
+        bid = _int(data, "bid", default=max(1, min(DEFAULT_BID, machine.bid_limit(shooter))))
+        if not 1 <= bid <= machine.bid_limit(shooter):
+            raise RulesError(f"a bid is 1 to {machine.bid_limit(shooter)} AP; not {bid}")
+        return self._pend(data, roller, action="parting_shot", actor=shooter, bid=bid)
+
+    def _do_gift(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """A character outside the contest tries to raise a side's AP (§5.3.11): they
+        bid at most their rating and roll against twice the bid. Takes no one's turn."""
+        self._require_phase("preparing")
+        if self.kind != "extended" or self.state["machine"] is None:
+            raise IllegalAction("AP gifts go to a side of an extended contest under way")
+        recipient = _side(data, "recipient")
+        helper_id = data.get("helper_character_id")
+        if helper_id is not None and helper_id in {self.side(s)["character_id"] for s in SIDES}:
+            raise IllegalAction("only a character outside the contest gives AP (§5.3.11)")
+        if helper_id is None:
+            self._require_gm(actor, "give AP for someone without a character sheet")
+        elif not (actor.is_gm or helper_id in actor.character_ids):
+            raise IllegalAction("only the giver's player or the GM can offer that gift")
+        helper = _text(data, "helper", required=True, limit=120)
+        ability = _text(data, "ability", limit=120)
+        roll = _roll(data, "roll", roller)
+        resistance_roll = _roll(data, "resistance_roll", roller)
+        machine = self._machine()
+        entry = machine.gift(
+            recipient=recipient,
+            rating=data.get("rating"),
+            bid=_int(data, "bid", default=DEFAULT_BID),
+            roll=roll,
+            resistance_roll=resistance_roll,
+        )
+        self.state["machine"] = machine.to_json()
+        name = self.side(recipient)["name"]
+        gainers = [
+            f"{self.side(side)['name']} gains {points} AP"
+            for side, points in entry["change"].items()
+            if points
+        ]
+        return {
+            "summary": f"{helper} gives {name} AP"
+            + (f" with {ability}" if ability else "")
+            + f": bid {entry['bid']}, {entry['outcome']}; "
+            + (", ".join(gainers) or "nothing changes"),
+            "rolls": [
+                {
+                    "who": helper,
+                    "ability": ability,
+                    "tn": entry["tn"],
+                    "roll": roll,
+                    "result": entry["result"],
+                },
+                {
+                    "who": "the resistance",
+                    "tn": entry["resistance"],
+                    "roll": resistance_roll,
+                    "result": entry["resistance_result"],
+                },
+            ],
+            "totals": self._totals(machine),
+            "totals_kind": "AP",
+        }
+
+    def _end_turn(self) -> None:
+        """After a turn or round: one-round modifiers and tactics lapse (R9)."""
+        self.state["round"] += 1
+        for side in SIDES:
+            info = self.side(side)
+            info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "situational"]
+            info["round_tactic"] = "normal"
+        self.state.pop("bid", None)
 
     def _do_hero_point(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """Spend a hero point to raise one's own result a step (§2.3.5.5, R5.3)."""
@@ -687,12 +839,7 @@ class TableFlow:
         self.state["machine"] = machine.to_json()
         self.state["rounds"].append({**pending, "entry": _jsonable(entry)})
         self.state["pending"] = None
-        self.state["round"] += 1
-        for side in SIDES:
-            info = self.side(side)
-            info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "situational"]
-            info["round_tactic"] = "normal"
-        self.state.pop("bid", None)
+        self._end_turn()
         totals = self._totals(machine)
         payload = {
             "summary": f"Round {self.state['round'] - 1}: "
@@ -704,9 +851,12 @@ class TableFlow:
         }
         if machine.is_over:
             self._decide(machine.winner, machine.degree)
+            if self.kind == "extended" and machine.ended_by == "disengaged":
+                self.state["outcome"]["disengaged"] = machine.disengaged
             self._apply_variant(self.level_for_pc() or 0)
         else:
-            self.state["phase"] = "preparing"
+            # A failed parting shot can bring the loser back (§5.3.4): play goes on.
+            self.state.update(phase="preparing", outcome=None, suggested=[])
         return payload
 
     def _do_apply_consequences(self, data: dict, actor: Actor, roller: Roller) -> dict:
@@ -859,6 +1009,24 @@ class TableFlow:
                 pc_disengages=tactic["pc"] == "disengage",
                 opponent_disengages=tactic["opponent"] == "disengage",
             )
+        action = pending.get("action", "exchange")
+        if action == "disengage":
+            side = pending["actor"]
+            return machine.disengage(
+                side=side,
+                roll=pending[f"{side}_roll"],
+                opponent_roll=pending[f"{_other_side(side)}_roll"],
+                hero_point=pending["pc_hero_point"],
+            )
+        if action == "parting_shot":
+            shooter = pending["actor"]
+            return machine.parting_shot(
+                actor_roll=pending[f"{shooter}_roll"],
+                defender_roll=pending[f"{_other_side(shooter)}_roll"],
+                bid=pending["bid"],
+                hero_point=pending["pc_hero_point"],
+                pc_modifier=change["pc"],
+            )
         # Extended (§5.3.1): the side whose turn it is acts with its bid; the other defends.
         actor = machine.turn
         defender = "opponent" if actor == "pc" else "pc"
@@ -930,6 +1098,10 @@ class TableFlow:
         return step if outcome["winner"] == "pc" else -step
 
 
+def _other_side(side: str) -> str:
+    return "opponent" if side == "pc" else "pc"
+
+
 def _outcome_json(outcome: Any) -> dict[str, Any]:
     return {
         "winner": outcome.winner,
@@ -956,3 +1128,37 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     return str(value)
+
+
+# Which flow plays which kind of contest. Group contests register their own flow class
+# here; everything else (services, rendering, replay) asks `flow_class`.
+FLOW_CLASSES: dict[str, type[BaseFlow]] = {kind: TableFlow for kind in KINDS}
+
+
+def flow_class(kind: str) -> type[BaseFlow]:
+    try:
+        return FLOW_CLASSES[kind]
+    except KeyError:
+        raise RulesError(
+            f"unknown contest type {kind!r}; choose one of {', '.join(FLOW_CLASSES)}"
+        ) from None
+
+
+def load_flow(state: dict[str, Any]) -> BaseFlow:
+    """The flow of a stored contest state, whatever its kind."""
+    return flow_class(state["kind"]).from_json(state)
+
+
+def known_actions() -> frozenset[str]:
+    """Every action any flow accepts (for refusing unknown ones early)."""
+    return frozenset(
+        name[4:]
+        for cls in set(FLOW_CLASSES.values())
+        for name in dir(cls)
+        if name.startswith("_do_")
+    )
+
+
+# Imported last: the group flows build on everything above and register their kinds
+# in FLOW_CLASSES (there, so importing either module first works).
+from . import group_flows  # noqa: E402, F401

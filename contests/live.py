@@ -13,7 +13,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from .broadcast import send_to_table_sync
-from .flows import TableFlow
+from .flows import TableFlow, load_flow
 from .models import Contest, ContestEvent, ContestStatus
 
 AUDIENCES = ("gm", "player", "spectator")
@@ -48,7 +48,7 @@ def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
     """Everything the contest panel and roll log show to one audience."""
     if contest is None:
         return {"contest": None, "audience": audience, "events": [], "seq": 0}
-    flow = TableFlow.from_json(contest.state)
+    flow = load_flow(contest.state)
     sheets = _sheets([flow.side(side)["character_id"] for side in ("pc", "opponent")])
     sides = []
     for side in ("pc", "opponent"):
@@ -66,9 +66,11 @@ def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
     return {
         "contest": contest,
         "flow": flow,
+        "helpers": _helpers(contest, flow, audience),
         "state": flow.state,
         "sides": sides,
         "odds": flow.odds() if flow.phase == "preparing" else None,
+        "odds_table": _odds_table(flow) if flow.phase == "preparing" else [],
         "hero_point_offer": flow.hero_point_offer(audience),
         "gm_roll_hidden": audience != "gm"
         and bool(flow.state.get("pending"))
@@ -93,6 +95,46 @@ def _sheets(character_ids: list[int | None]) -> dict[int, list[Any]]:
     return sheets
 
 
+def _odds_table(flow: TableFlow) -> list[tuple[str, float]]:
+    """Every outcome of the coming roll for the PC side, with its exact chance in %."""
+    odds = flow.odds()
+    if not odds:
+        return []
+    rows = []
+    for (winner, degree), chance in odds["outcomes"].items():
+        label = "tie" if winner is None else f"{degree} {'victory' if winner == 'pc' else 'defeat'}"
+        rows.append((label, round(float(chance) * 100, 2)))
+    return rows
+
+
+def _helpers(contest: Contest, flow: TableFlow, audience: str) -> list[dict[str, Any]]:
+    """Characters whose players may offer an augment now (§2.4), with their abilities;
+    each form is shown only in its player's browser."""
+    from characters.models import Ability
+
+    if audience != "player" or flow.phase != "preparing" or flow.state.get("machine"):
+        return []
+    helpers: dict[int, dict[str, Any]] = {}
+    abilities = (
+        Ability.objects.filter(
+            character__campaign_id=contest.campaign_id, follower__isnull=True, rating__gt=0
+        )
+        .exclude(kind="flaw")
+        .select_related("character")
+        .order_by("character_id", "position", "id")
+    )
+    for ability in abilities:
+        character = ability.character
+        if character.pk not in helpers:
+            helpers[character.pk] = {
+                "character": character,
+                "player_id": character.player_id,
+                "abilities": [],
+            }
+        helpers[character.pk]["abilities"].append(ability)
+    return list(helpers.values())
+
+
 def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
     latest = (
         contest.events.filter(type="resolve")
@@ -102,7 +144,9 @@ def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
     )
     if not latest or "totals" not in latest:
         return None
-    return {"values": latest["totals"], "kind": latest.get("totals_kind", "")}
+    numbers = [v for v in latest["totals"].values() if isinstance(v, int)]
+    scale = max([*numbers, *(contest.state.get("start_tn") or {}).values(), 1])
+    return {"values": latest["totals"], "kind": latest.get("totals_kind", ""), "scale": scale}
 
 
 def render_contest(contest: Contest | None, audience: str, *, oob: bool = True) -> str:

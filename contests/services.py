@@ -20,12 +20,13 @@ from campaigns.access import campaign_role
 from campaigns.models import Campaign, Session
 from characters.models import Ability, Character
 
-from .flows import Actor, TableFlow
+from .flows import Actor, TableFlow, flow_class, load_flow
 from .models import Contest, ContestEvent, ContestParticipant, ContestStatus
 from .rules import IllegalAction, Rating, RulesError, d20, resistance
 
 MAX_KEY_LENGTH = 64
-ROLL_KEYS = frozenset({"pc_roll", "opponent_roll", "roll", "resistance_roll"})
+# Group flows keep every die of an action under "dice".
+ROLL_KEYS = frozenset({"pc_roll", "opponent_roll", "roll", "resistance_roll", "dice"})
 UNDOABLE = "undone"
 
 
@@ -86,6 +87,67 @@ def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
     return filled
 
 
+def _group_participants(campaign: Campaign, data: dict) -> list[dict]:
+    """A group contest's participants, each filled from the sheet or the library.
+
+    `data["participants"]`: [{character_id, ability_id?, side?} for a character, or
+    {name, level | rating | npc_id, ability?, side?} for the GM's, each with optional
+    `role` and `owner` (scored followers)]. The frame form sends the shorter shape
+    instead: `pc` and `characters` (ids) on the PCs' side against `opponent`.
+    """
+    raw = data.get("participants")
+    if raw is None:
+        pc = data.get("pc") if isinstance(data.get("pc"), dict) else {}
+        more = data.get("characters") if isinstance(data.get("characters"), list) else []
+        ids = [pc.get("character_id"), *more]
+        raw = [{"character_id": c, "side": "pc"} for c in dict.fromkeys(ids) if c]
+        raw.append({**(data.get("opponent") or {}), "side": "opponent"})
+    if not isinstance(raw, list):
+        raise ContestError("participants must be a list")
+    participants = []
+    for entry in raw:
+        if not isinstance(entry, dict):
+            raise ContestError("each participant is an object")
+        extra = {k: entry[k] for k in ("side", "role", "owner") if entry.get(k)}
+        if entry.get("character_id"):
+            filled = _character_side(campaign, entry, "participant")
+            extra.setdefault("side", "pc")
+        else:
+            filled = _resistance_side(campaign, entry)
+            extra.setdefault("side", "opponent")
+        participants.append({**filled, **extra})
+    return participants
+
+
+def _roster(campaign: Campaign) -> list[dict]:
+    """The campaign's characters and their abilities, for the table's forms (who may
+    join a contest or help from outside it); ratings are read again when used."""
+    roster: dict[int, dict] = {}
+    characters = Character.objects.filter(campaign=campaign).order_by("name", "id")
+    for character in characters:
+        roster[character.pk] = {
+            "character_id": character.pk,
+            "name": character.name,
+            "player_id": character.player_id,
+            "abilities": [],
+        }
+    abilities = (
+        Ability.objects.filter(character__campaign=campaign, follower__isnull=True)
+        .exclude(kind="flaw")
+        .select_related("keyword")
+        .order_by("character_id", "position", "id")
+    )
+    for ability in abilities:
+        roster[ability.character_id]["abilities"].append(
+            {
+                "ability_id": ability.pk,
+                "name": ability.name,
+                "rating": str(Rating(ability_rating(ability))),
+            }
+        )
+    return list(roster.values())
+
+
 def ability_rating(ability: Ability) -> int:
     """An ability's rating total: a breakout is its keyword's plus its bonus (§3.3)."""
     if ability.keyword_id:
@@ -101,6 +163,12 @@ def ability_states(ability: Ability) -> list[str]:
 def _resistance_side(campaign: Campaign, raw: dict) -> dict:
     """The opposition: a class from the base resistance, an explicit rating such as
     `5M`, or (done by the caller) a library NPC's rating (§2.3.3, R2)."""
+    npc_id = raw.get("npc_id")
+    if npc_id:
+        npc = campaign.npcs.filter(pk=npc_id).first()
+        if npc is None:
+            raise ContestError("there is no such opponent in this campaign's library")
+        return {"name": npc.name, "rating": npc.rating, "ability": raw.get("ability", "")}
     name = (raw.get("name") or "").strip() or "Resistance"
     level, rating = raw.get("level"), raw.get("rating")
     try:
@@ -155,16 +223,27 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
         "obstacle": data.get("obstacle", ""),
         "stakes": data.get("stakes", "rising_action"),
         "better_roll": campaign.rules_options.better_roll,
-        "pc": _character_side(campaign, data.get("pc") or {}, "PC"),
     }
-    opponent = data.get("opponent") or {}
-    framing["opponent"] = (
-        _character_side(campaign, opponent, "opponent")
-        if opponent.get("character_id")
-        else _resistance_side(campaign, opponent)
-    )
+    if str(framing["kind"]).startswith("group_"):
+        framing.update(
+            participants=_group_participants(campaign, data),
+            pc_side=data.get("pc_side") or "pc",
+            order=data.get("order") or "daring",
+            base_resistance=campaign.rules_options.base_resistance,
+            roster=_roster(campaign),
+        )
+    else:
+        framing["pc"] = _character_side(campaign, data.get("pc") or {}, "PC")
+        opponent = data.get("opponent") or {}
+        framing["opponent"] = (
+            _character_side(campaign, opponent, "opponent")
+            if opponent.get("character_id")
+            else _resistance_side(campaign, opponent)
+        )
+        if framing["kind"] == "extended":
+            framing["roster"] = _roster(campaign)  # for AP gifts from outside (§5.3.11)
     try:
-        flow = TableFlow.frame(framing)
+        flow = flow_class(framing["kind"]).frame(framing)
     except RulesError as error:
         raise ContestError(str(error)) from None
     number = (campaign.contests.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -182,16 +261,8 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
         state=flow.to_json(),
         seq=1,
     )
-    for side in ("pc", "opponent"):
-        info = flow.side(side)
-        ContestParticipant.objects.create(
-            contest=contest,
-            character_id=info["character_id"],
-            name=info["name"],
-            side=side,
-            ability=info["ability"],
-            rating=info["rating"],
-        )
+    for row in flow.participant_rows():
+        ContestParticipant.objects.create(contest=contest, **row)
     summary = f"The GM frames a {contest.get_kind_display().lower()}"
     if flow.state["prize"]:
         summary += f": {flow.state['prize']}"
@@ -240,7 +311,7 @@ def contest_act(
         )
     if action == "undo":
         return _undo(contest, user, actor, key)
-    flow = TableFlow.from_json(contest.state)
+    flow = load_flow(contest.state)
     # Dice are rolled here, never taken from the browser (physical dice come in
     # through `enter_roll`); the completed data records the rolls for replay.
     data = {k: v for k, v in data.items() if k not in ROLL_KEYS}
@@ -323,14 +394,21 @@ def _apply_side_effects(
     """What an action changes outside the contest: hero points, conditions."""
     from characters import services as characters
 
-    if action == "hero_point":
+    effects: dict[str, Any] = {}
+    # A bump, a boost or a final action (§2.3.5.5, §4.5.3, §5.3.5): one point per event.
+    if payload.get("hero_point"):
         character = Character.objects.get(pk=payload["hero_point"]["character_id"])
         if character.hero_points < 1:
             raise IllegalAction(f"{character.name} has no hero point left")
+        reason = "a boost" if action == "boost" else "a bump"
+        if action == "final_action":
+            reason = "a final action"
         characters.character_hero_point_spend(
-            character=character, actor=user, reason=f"a bump in contest #{contest.number}"
+            character=character, actor=user, reason=f"{reason} in contest #{contest.number}"
         )
-        return {}
+    if action == "join":
+        row = ContestParticipant.objects.create(contest=contest, **payload["joined"])
+        effects["participant_row"] = row.pk
     if action == "apply_consequences":
         created = []
         for item in payload["applied"]:
@@ -347,8 +425,8 @@ def _apply_side_effects(
                 contest_id=contest.pk,
             )
             created.append(condition.pk)
-        return {"conditions": created}
-    return {}
+        effects["conditions"] = created
+    return effects
 
 
 def _undo(contest: Contest, user, actor: Actor, key: str) -> ActionResult:
@@ -372,7 +450,7 @@ def _undo(contest: Contest, user, actor: Actor, key: str) -> ActionResult:
             )
         )
     try:
-        flow = TableFlow.replay(contest.framing, replayed)
+        flow = flow_class(contest.framing["kind"]).replay(contest.framing, replayed)
     except (IllegalAction, RulesError) as error:
         raise ContestError(f"cannot rebuild the contest: {error}") from None
     payload = {
@@ -387,7 +465,7 @@ def _reverse_side_effects(event: ContestEvent, user) -> None:
     from characters import services as characters
     from characters.models import Condition
 
-    if event.type == "hero_point":
+    if event.payload.get("hero_point"):
         character = Character.objects.get(pk=event.payload["hero_point"]["character_id"])
         # The ledger undoes only its latest step; the spend must still be that step.
         step = characters.undoable_step(character)
@@ -397,7 +475,9 @@ def _reverse_side_effects(event: ContestEvent, user) -> None:
                 "it cannot be returned by undo"
             )
         characters.character_step_undo(character=character, actor=user)
-    elif event.type == "apply_consequences":
+    if event.payload.get("participant_row"):
+        ContestParticipant.objects.filter(pk=event.payload["participant_row"]).delete()
+    if event.type == "apply_consequences":
         for condition in Condition.objects.filter(pk__in=event.payload.get("conditions", [])):
             characters.character_condition_clear(
                 character=condition.character,
@@ -411,56 +491,102 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> di
     """Ratings come from the character sheet, never from the browser.
 
     `choose_ability` with `ability_id` reads that ability's rating and states; with
-    `new_ability` (as-you-go, §3.1) it first adds the ability to the sheet.
-    `augment` with `helper_ability_id` reads the helper's rating.
+    `new_ability` (as-you-go, §3.1) it first adds the ability to the sheet. In a group
+    contest the character is the `participant`'s, and `switch_ability` and
+    `final_action` read an `ability_id` the same way. `join` with `character_id` reads
+    the character (and `ability_id`), else the GM's `{name, level | rating | npc_id}`.
+    `augment` and `gift` with `helper_ability_id` read the helper's rating.
     """
-    from django.core.exceptions import ValidationError
-
-    from characters.models import Ability, Character
-    from characters.services import character_ability_add
-
     data = dict(data)
-    if action == "choose_ability":
-        side = data.get("side")
-        character_id = (contest.state.get("sides", {}).get(side) or {}).get("character_id")
+    if action in ("choose_ability", "switch_ability", "final_action"):
+        group = "participant" in data
+        character_id = _acting_character(contest, data)
+        wanted = action == "choose_ability" or data.get("ability_id") or data.get("new_ability")
         if character_id is None:
             return data  # the GM sets an NPC's ability and rating directly
-        character = Character.objects.get(pk=character_id)
-        if data.get("new_ability"):
-            if character.player_id != user.pk and contest.campaign.gm_id != user.pk:
-                raise ContestError(f"only {character.name}'s player or the GM can add abilities")
-            try:
-                ability = character_ability_add(
-                    character=character,
-                    actor=user,
-                    name=str(data["new_ability"])[:120],
-                    rating=Rating.parse(data.get("rating", 13)).total,
-                )
-            except (ValidationError, ValueError, TypeError) as error:
-                messages = getattr(error, "messages", [str(error)])
-                raise ContestError("; ".join(messages)) from None
-        else:
-            ability = Ability.objects.filter(pk=data.get("ability_id"), character=character).first()
-            if ability is None:
-                raise ContestError(f"{character.name} has no such ability")
+        if not wanted:
+            # A character's rating is never taken from the browser.
+            data.pop("rating", None)
+            data.pop("states", None)
+            return data
+        ability = _sheet_ability(
+            contest, character_id, data, user, as_you_go=action == "choose_ability"
+        )
         data.update(
             ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
         )
-        data.pop("ability_id", None)
         data.pop("new_ability", None)
-    elif action == "augment" and data.get("helper_ability_id"):
-        ability = (
-            Ability.objects.select_related("character")
-            .filter(pk=data["helper_ability_id"], character__campaign=contest.campaign)
-            .first()
-        )
-        if ability is None:
-            raise ContestError("there is no such augmenting ability in this campaign")
-        data.update(
-            helper=ability.character.name,
-            helper_character_id=ability.character_id,
-            ability=ability.name,
-            rating=ability_rating(ability),
-        )
-        data.pop("helper_ability_id")
+        if group:
+            data["ability_id"] = ability.pk  # the table shows it as chosen
+        else:
+            data.pop("ability_id", None)
+    elif action == "join":
+        if data.get("ability_id") and not data.get("character_id"):
+            # The table's join form picks an ability; its character joins with it.
+            chosen = Ability.objects.filter(
+                pk=data["ability_id"], character__campaign=contest.campaign
+            ).first()
+            if chosen is None:
+                raise ContestError("there is no such ability in this campaign")
+            data["character_id"] = chosen.character_id
+        if data.get("character_id"):
+            data.update(_character_side(contest.campaign, data, "joining"))
+        else:
+            data.pop("player_id", None)
+            data.update(_resistance_side(contest.campaign, data))
+    elif action in ("augment", "gift"):
+        # Who helps is read from their ability, never taken from the browser.
+        data.pop("helper_character_id", None)
+        if data.get("helper_ability_id"):
+            ability = (
+                Ability.objects.select_related("character")
+                .filter(pk=data["helper_ability_id"], character__campaign=contest.campaign)
+                .first()
+            )
+            if ability is None:
+                raise ContestError("there is no such helping ability in this campaign")
+            data.update(
+                helper=ability.character.name,
+                helper_character_id=ability.character_id,
+                ability=ability.name,
+                rating=ability_rating(ability),
+            )
+            data.pop("helper_ability_id")
     return data
+
+
+def _acting_character(contest: Contest, data: dict[str, Any]) -> int | None:
+    """The character behind the `participant` (group contests) or the `side`."""
+    if "participant" in data:
+        for participant in contest.state.get("participants", []):
+            if participant.get("name") == data["participant"]:
+                return participant.get("character_id")
+        return None
+    return (contest.state.get("sides", {}).get(data.get("side")) or {}).get("character_id")
+
+
+def _sheet_ability(
+    contest: Contest, character_id: int, data: dict[str, Any], user, *, as_you_go: bool
+) -> Ability:
+    """The chosen ability on the sheet, or with `new_ability` (as you go, §3.1) a new
+    one added to it first."""
+    from characters.services import character_ability_add
+
+    character = Character.objects.get(pk=character_id)
+    if as_you_go and data.get("new_ability"):
+        if character.player_id != user.pk and contest.campaign.gm_id != user.pk:
+            raise ContestError(f"only {character.name}'s player or the GM can add abilities")
+        try:
+            return character_ability_add(
+                character=character,
+                actor=user,
+                name=str(data["new_ability"])[:120],
+                rating=Rating.parse(data.get("rating", 13)).total,
+            )
+        except (ValidationError, ValueError, TypeError) as error:
+            messages = getattr(error, "messages", [str(error)])
+            raise ContestError("; ".join(messages)) from None
+    ability = Ability.objects.filter(pk=data.get("ability_id"), character=character).first()
+    if ability is None:
+        raise ContestError(f"{character.name} has no such ability")
+    return ability

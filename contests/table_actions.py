@@ -13,13 +13,11 @@ from django.core.exceptions import PermissionDenied
 
 from campaigns.models import Campaign
 
-from .flows import TableFlow
+from .flows import known_actions
 from .models import Contest
 from .services import ContestError, contest_act, contest_frame
 
-KNOWN_ACTIONS = frozenset(
-    {"frame", "undo"} | {name[4:] for name in dir(TableFlow) if name.startswith("_do_")}
-)
+KNOWN_ACTIONS = frozenset({"frame", "undo"}) | known_actions()
 
 
 @dataclass(frozen=True)

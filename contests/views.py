@@ -33,6 +33,21 @@ TEXT_FIELDS = {
     "side",
     "stakes",
     "round_tactic",
+    # group contests name participants (names may look like numbers)
+    "participant",
+    "target",
+    "targets",
+    "recipient",
+    "opponent",
+    "pc",
+    "follower",
+    "owner",
+    "description",
+    "daring",
+    "role",
+    "order",
+    "pc_side",
+    "resistance_level",
 }
 INTEGER = re.compile(r"^-?\d{1,9}$")
 
@@ -57,6 +72,7 @@ def _table_context(campaign, role: str, user) -> dict:
         "my_characters": [c for c in characters if c.player_id == user.pk],
         "abilities_by_character": by_character,
         "open_session": Session.objects.filter(campaign=campaign, ended_at__isnull=True).first(),
+        "npcs": list(campaign.npcs.all()) if role == "gm" else [],
         "new_key": uuid.uuid4().hex,
         **live.contest_context(contest, role),
     }
@@ -84,6 +100,9 @@ def _message_from_post(post) -> dict:
             target[leaf] = int(value) if leaf not in TEXT_FIELDS and INTEGER.match(value) else value
     if "states" in post:
         data["states"] = post.getlist("states")
+    if "characters" in post:
+        # Framing a group contest: the ticked player characters.
+        data["characters"] = [int(v) for v in post.getlist("characters") if INTEGER.match(v)]
     seq = post.get("seq")
     contest = post.get("contest")
     return {

@@ -1,0 +1,144 @@
+"""A GM and two players play at the live table in three browsers (issue 6).
+
+A simple contest with an augment and a hero point, then a scored contest to its end;
+every page shows the same rolls and results, and a player who reloads mid-contest
+sees what everyone else sees. Players enter physical dice (a campaign option), so
+the hero point is always on offer; the GM's dice are rolled by the server.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.liveserver import daphne_server, fresh_database, manage, server_env
+
+SETUP = """
+from django.utils import timezone
+from campaigns.models import Campaign, Session
+campaign = Campaign.objects.get(name="The Sunken Crown")
+campaign.physical_dice = True
+campaign.save()
+number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
+print(campaign.pk)
+"""
+
+
+@pytest.fixture(scope="module")
+def table_url(tmp_path_factory):
+    with fresh_database(tmp_path_factory.mktemp("table")) as database_url:
+        env = server_env(database_url)
+        manage(env, "migrate", "--noinput")
+        manage(env, "seed_demo")
+        campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
+        with daphne_server(env) as base:
+            yield base, campaign_id
+
+
+def open_table(browser, base, campaign_id, username):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("questworlds")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base}/home/")
+    page.goto(f"{base}/campaigns/{campaign_id}/table/")
+    expect(page.locator("#connection-status")).to_have_text("Connected")
+    return page
+
+
+def submit(page, action, **fields):
+    form = page.locator(f"form:has(input[name=action][value={action}]):visible").first
+    for name, value in fields.items():
+        field = form.locator(f"[name='{name}']")
+        if field.evaluate("el => el.tagName") == "SELECT":
+            field.select_option(label=value) if not value.isdigit() else field.select_option(value)
+        else:
+            field.fill(value)
+    form.locator("button[type=submit]").click()
+
+
+def same_everywhere(pages, selector):
+    texts = [page.locator(selector).inner_text() for page in pages]
+    assert texts[0] and all(text == texts[0] for text in texts), texts
+    return texts[0]
+
+
+def wait_seq(pages, seq):
+    for page in pages:
+        expect(page.locator(f"#contest[data-seq='{seq}']")).to_be_attached(timeout=10_000)
+
+
+def test_three_browsers_play_a_simple_then_a_scored_contest(browser, table_url):
+    base, campaign_id = table_url
+    gm, alice, bob = (open_table(browser, base, campaign_id, u) for u in ("gm", "alice", "bob"))
+    pages = [gm, alice, bob]
+
+    gm.locator("select[name=kind]").select_option("simple")
+    gm.locator("input[name=prize]").fill("Cross the flooded ford")
+    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
+    gm.get_by_role("button", name="Frame it").click()
+    wait_seq(pages, 1)
+    for page in pages:
+        expect(page.locator("#contest h3")).to_contain_text("Cross the flooded ford")
+
+    submit(alice, "choose_ability", ability_id="River Guide 3M")
+    wait_seq(pages, 2)
+    same_everywhere(pages, "#contest .side[data-side=pc] .tn")
+
+    bob.locator("form.augment-form:visible select[name=kind]").select_option("rolled")
+    bob.locator("form.augment-form:visible button").click()
+    wait_seq(pages, 3)
+    augment = same_everywhere(pages, "#contest .augments")
+    assert "Brannoc Ironmouth" in augment
+
+    submit(alice, "enter_roll", entered="15")
+    wait_seq(pages, 4)
+    gm.get_by_role("button", name="Roll", exact=True).click()
+    wait_seq(pages, 5)
+    rolled = same_everywhere(pages, "#contest .pending")
+    assert "rolled 15" in rolled.replace("\n", " ")
+
+    alice.locator("button.hero-point").click()
+    wait_seq(pages, 6)
+    assert "hero point" in same_everywhere(pages, "#contest .pending")
+    gm.get_by_role("button", name="Resolve").click()
+    wait_seq(pages, 7)
+    same_everywhere(pages, "#contest .outcome .result")
+    gm.locator("input[name=narration]").fill("Tamsin finds the shallows.")
+    gm.get_by_role("button", name="Confirm the suggested consequences").click()
+    wait_seq(pages, 8)
+    assert "Tamsin finds the shallows." in same_everywhere(pages, "#contest .outcome")
+    same_everywhere(pages, "#roll-log")
+
+    gm.locator("select[name=kind]").select_option("scored")
+    gm.locator("input[name=prize]").fill("Drive off the raiders")
+    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
+    gm.get_by_role("button", name="Frame it").click()
+    wait_seq(pages, 1)
+    submit(alice, "choose_ability", ability_id="River Guide 3M")
+    seq = 2
+    wait_seq(pages, seq)
+    for round_number in range(1, 16):
+        submit(alice, "enter_roll", entered="1")
+        wait_seq(pages, seq + 1)
+        gm.get_by_role("button", name="Roll", exact=True).click()
+        wait_seq(pages, seq + 2)
+        gm.get_by_role("button", name="Resolve the round").click()
+        seq += 3
+        wait_seq(pages, seq)
+        if round_number == 1:
+            bob.reload()
+            expect(bob.locator("#connection-status")).to_have_text("Connected")
+            wait_seq([bob], seq)
+            assert same_everywhere(pages, "#contest .totals")
+        if gm.locator("#contest .outcome").count():
+            break
+    result = same_everywhere(pages, "#contest .outcome .result")
+    assert "Tamsin Reedwalker wins" in result
+    same_everywhere(pages, "#contest .totals")
+    same_everywhere(pages, "#roll-log")
+    for page in pages:
+        page.context.close()
