@@ -7,6 +7,7 @@ full current state (sent after a gap in sequence numbers or a reconnect).
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 
@@ -20,6 +21,10 @@ from campaigns.models import Campaign
 from . import live, presence
 from .broadcast import table_group_name
 
+# Database work runs on the thread pool, not on the one shared "sync" thread: otherwise
+# every socket's lookups, renders and actions queue behind each other (make bench).
+db_async = functools.partial(database_sync_to_async, thread_sensitive=False)
+
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_NOT_A_MEMBER = 4403
 CLOSE_REMOVED = 4404
@@ -29,7 +34,7 @@ RATE_BURST = 10
 RATE_PER_SECOND = 5.0
 
 
-@database_sync_to_async
+@db_async
 def _role_at_table(campaign_id: int, user) -> str | None:
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     return campaign_role(campaign, user) if campaign else None
@@ -59,7 +64,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.group_name = table_group_name(self.campaign_id)
         await self.channel_layer.group_add(self.group_name, self.channel_name)
-        await database_sync_to_async(presence.presence_join)(
+        await db_async(presence.presence_join)(
             campaign_id=self.campaign_id, user=user, role=self.role, channel_name=self.channel_name
         )
         await self.accept()
@@ -75,7 +80,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.role is None:
             return
         await self.channel_layer.group_discard(self.group_name, self.channel_name)
-        await database_sync_to_async(presence.presence_leave)(channel_name=self.channel_name)
+        await db_async(presence.presence_leave)(channel_name=self.channel_name)
         self.role = None
         await self._broadcast_presence()
 
@@ -114,7 +119,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not isinstance(action, str) or action not in KNOWN_ACTIONS:
             await self._send_error(f"Unknown action {str(action)[:40]!r}; nothing was done.")
             return
-        reply = await database_sync_to_async(perform)(
+        reply = await db_async(perform)(
             campaign_id=self.campaign_id, user=self.scope["user"], message=message
         )
         if reply.error:
@@ -142,13 +147,13 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_REMOVED)
 
     async def _broadcast_presence(self) -> None:
-        html = await database_sync_to_async(presence.render_presence)(self.campaign_id)
+        html = await db_async(presence.render_presence)(self.campaign_id)
         # This consumer's own layer, so a test can seat two app instances on two layers.
         await self.channel_layer.group_send(
             table_group_name(self.campaign_id), {"type": "table.fragment", "html": html}
         )
 
-    @database_sync_to_async
+    @db_async
     def _render_full_state(self) -> str:
         contest = live.current_contest(self.campaign_id)
         return (

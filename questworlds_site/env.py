@@ -78,7 +78,11 @@ def channel_layer_from_env(redis_url: str | None, flavour: str) -> dict[str, Any
     if flavour not in CHANNEL_LAYER_BACKENDS:
         choices = ", ".join(CHANNEL_LAYER_BACKENDS)
         raise ImproperlyConfigured(f"CHANNEL_LAYER={flavour!r}: choose one of {choices}")
-    config: dict[str, Any] = {"hosts": [redis_url]}
+    # redis-py 8 defaults to a 5 s socket timeout, the same as the core layer's blocking
+    # wait for messages, which then fails and drops idle sockets; and to a pool of 100
+    # connections, which many sockets closing at once exhaust (make bench showed both).
+    host = {"address": redis_url, "socket_timeout": None, "max_connections": 10_000}
+    config: dict[str, Any] = {"hosts": [host]}
     if flavour == "core":
         # A table's fan-out is small; more capacity keeps bursts from being dropped.
         config.update({"capacity": 1500, "expiry": 30})

@@ -58,12 +58,11 @@ def test_the_environment_points_settings_at_the_compose_services(compose):
         database["HOST"] == "db"
         and database["NAME"] == compose["services"]["db"]["environment"]["POSTGRES_DB"]
     )
-    assert channel_layer_from_env(env["REDIS_URL"], env["CHANNEL_LAYER"])["CONFIG"]["hosts"] == [
-        "redis://redis:6379/0"
-    ]
+    hosts = channel_layer_from_env(env["REDIS_URL"], env["CHANNEL_LAYER"])["CONFIG"]["hosts"]
+    assert [host["address"] for host in hosts] == ["redis://redis:6379/0"]
     loaded = settings_with(**env)
     assert loaded["engine"] == "django.db.backends.postgresql"
-    assert loaded["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert loaded["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
     assert loaded["debug"] is False
 
 

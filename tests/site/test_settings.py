@@ -74,13 +74,15 @@ def test_with_variables_it_uses_postgresql_and_redis():
         "5433",
         "player",
     )
-    assert loaded["layer"] == "channels_redis.core.RedisChannelLayer"
-    assert loaded["hosts"] == ["redis://cache.internal:6379/2"]
-
-
-def test_the_pubsub_layer_is_a_setting():
-    loaded = settings_with(REDIS_URL="redis://127.0.0.1:6379/0", CHANNEL_LAYER="pubsub")
     assert loaded["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert [host["address"] for host in loaded["hosts"]] == ["redis://cache.internal:6379/2"]
+    # Idle sockets must not time out inside the layer's blocking reads (redis-py 8).
+    assert loaded["hosts"][0]["socket_timeout"] is None
+
+
+def test_the_core_layer_is_a_setting():
+    loaded = settings_with(REDIS_URL="redis://127.0.0.1:6379/0", CHANNEL_LAYER="core")
+    assert loaded["layer"] == "channels_redis.core.RedisChannelLayer"
 
 
 @pytest.mark.parametrize(
