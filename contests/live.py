@@ -16,7 +16,6 @@ from .broadcast import send_to_table_sync
 from .flows import TableFlow, load_flow
 from .models import Contest, ContestEvent, ContestStatus
 
-AUDIENCES = ("gm", "player", "spectator")
 LOG_LENGTH = 30
 
 
@@ -44,10 +43,8 @@ def _visible_payload(event: ContestEvent, audience: str) -> dict[str, Any] | Non
     return {**payload, "rolls": [r for r in payload.get("rolls", []) if not r.get("hidden")]}
 
 
-def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
-    """Everything the contest panel and roll log show to one audience."""
-    if contest is None:
-        return {"contest": None, "audience": audience, "events": [], "seq": 0}
+def _shared_context(contest: Contest) -> dict[str, Any]:
+    """What every audience's rendering reads from the database, fetched once."""
     flow = load_flow(contest.state)
     sheets = _sheets([flow.side(side)["character_id"] for side in ("pc", "opponent")])
     sides = []
@@ -55,22 +52,45 @@ def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
         info = flow.side(side)
         tn = flow.target(side)
         sides.append({"key": side, **info, "tn": tn, "sheet": sheets.get(info["character_id"], [])})
+    preparing = flow.phase == "preparing"
+    return {
+        "flow": flow,
+        "sides": sides,
+        "events": list(contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH]),
+        "totals": _totals_from_rounds(contest)
+        if flow.is_long and flow.state.get("rounds")
+        else None,
+        "odds": flow.odds() if preparing else None,
+        "odds_table": _odds_table(flow) if preparing else [],
+        "helpers": _helpers(contest, flow, "player"),
+    }
+
+
+def contest_context(
+    contest: Contest | None, audience: str, shared: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Everything the contest panel and roll log show to one audience. Pass the same
+    `shared` dict when rendering several audiences, so the queries run once."""
+    if contest is None:
+        return {"contest": None, "audience": audience, "events": [], "seq": 0}
+    if shared is None:
+        shared = {}
+    if not shared:
+        shared.update(_shared_context(contest))
+    flow = shared["flow"]
     events = []
-    for event in contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH]:
+    for event in shared["events"]:
         payload = _visible_payload(event, audience)
         if payload is not None:
             events.append({"seq": event.seq, "type": event.type, "actor": event.actor, **payload})
-    machine_totals = None
-    if flow.is_long and flow.state.get("rounds"):
-        machine_totals = _totals_from_rounds(contest)
     return {
         "contest": contest,
         "flow": flow,
-        "helpers": _helpers(contest, flow, audience),
+        "helpers": shared["helpers"] if audience == "player" else [],
         "state": flow.state,
-        "sides": sides,
-        "odds": flow.odds() if flow.phase == "preparing" else None,
-        "odds_table": _odds_table(flow) if flow.phase == "preparing" else [],
+        "sides": shared["sides"],
+        "odds": shared["odds"],
+        "odds_table": shared["odds_table"],
         "hero_point_offer": flow.hero_point_offer(audience),
         "gm_roll_hidden": audience != "gm"
         and bool(flow.state.get("pending"))
@@ -78,7 +98,7 @@ def contest_context(contest: Contest | None, audience: str) -> dict[str, Any]:
         "audience": audience,
         "events": events,
         "seq": contest.seq,
-        "totals": machine_totals,
+        "totals": shared["totals"],
     }
 
 
@@ -149,18 +169,32 @@ def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
     return {"values": latest["totals"], "kind": latest.get("totals_kind", ""), "scale": scale}
 
 
-def render_contest(contest: Contest | None, audience: str, *, oob: bool = True) -> str:
+def render_contest(
+    contest: Contest | None, audience: str, *, oob: bool = True, shared: dict | None = None
+) -> str:
     """The contest panel and the roll log, as out-of-band fragments."""
-    context = {**contest_context(contest, audience), "oob": oob}
+    context = {**contest_context(contest, audience, shared), "oob": oob}
     return render_to_string("contests/table.html#contest", context) + render_to_string(
         "contests/table.html#log", context
     )
 
 
+def render_audiences(contest: Contest) -> dict[str, str]:
+    """The contest's fragments for every audience, rendered once per distinct view.
+
+    Spectators see the players' page: its only controls that are not the GM's are tied
+    to one player's user id, hidden for everyone else (and refused by the server anyway).
+    """
+    shared: dict[str, Any] = {}
+    players = render_contest(contest, "player", shared=shared)
+    gm = render_contest(contest, "gm", shared=shared)
+    return {"gm": gm, "player": players, "spectator": players}
+
+
 def broadcast_contest(contest_id: int, seq: int) -> None:
     """Send the contest's new state to everyone at its table, once per audience."""
     contest = Contest.objects.select_related("campaign").get(pk=contest_id)
-    html = {audience: render_contest(contest, audience) for audience in AUDIENCES}
+    html = render_audiences(contest)
     send_to_table_sync(
         contest.campaign_id,
         {"type": "table.contest", "contest_id": contest_id, "seq": seq, "html": html},
