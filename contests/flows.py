@@ -19,6 +19,7 @@ finished (the GM confirmed consequences and narration).
 from __future__ import annotations
 
 import copy
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -113,12 +114,15 @@ def _roll(data: dict[str, Any], key: str, roller: Roller) -> int:
         raise RulesError(f"{key}: {error}") from None
 
 
-class BaseFlow:
+class BaseFlow(ABC):
     """What every flow shares: a JSON state, replay from events, and `apply`, which
     refuses spectators and leaves the state unchanged when an action fails.
 
     A subclass builds its state in `frame(data)` and defines one `_do_<action>(data,
-    actor, roller)` per action, returning the event payload.
+    actor, roller)` per action, returning the event payload. The actions both the
+    one-on-one and the group table take (modifier lines, augments, physical dice, the
+    reveal of hidden GM rolls, narration) live here, on the side or participant that
+    the subclass's `_holder` reads from the action's data.
     """
 
     def __init__(self, state: dict[str, Any]) -> None:
@@ -188,6 +192,236 @@ class BaseFlow:
     def _require_gm(self, actor: Actor, what: str) -> None:
         if not actor.is_gm:
             raise IllegalAction(f"only the GM can {what}")
+
+    def _do_narrate(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        self._require_gm(actor, "narrate the outcome")
+        self._require_phase("resolved", "finished")
+        self.state["narration"] = _text(data, "narration", required=True)
+        return {"summary": self.state["narration"]}
+
+    # -- shared by the one-on-one and group flows, for the side or participant an action
+    # names: target numbers, modifiers, augments, physical dice and hidden GM rolls ---------
+
+    @property
+    @abstractmethod
+    def is_long(self) -> bool:
+        """Whether the contest runs through an engine machine over rounds (§5)."""
+
+    @abstractmethod
+    def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The side (one-on-one) or participant (group) an action names: the key that
+        `_require_control` takes, and its record (name, rating, states, modifiers,
+        augments, entered_roll)."""
+
+    @abstractmethod
+    def _require_control(self, actor: Actor, key: str, what: str) -> Any:
+        """Refuse unless `actor` plays (or, as the GM, runs) the side or participant."""
+
+    @abstractmethod
+    def _gm_rolls_for(self, key: str) -> bool:
+        """Whether this side's or participant's rolls are the GM's, hidden from the
+        players until revealed (campaign option roll visibility "gm_hidden")."""
+
+    @abstractmethod
+    def _reveal_text(self, pending: dict[str, Any]) -> str:
+        """The log line when the GM shows the hidden dice of the pending roll."""
+
+    @abstractmethod
+    def _check_modifier(self, key: str, record: dict[str, Any], line: dict[str, Any]) -> None:
+        """Refuse a modifier line (added or removed) that the contest cannot apply."""
+
+    @staticmethod
+    def _target_of(record: dict[str, Any]) -> Any:
+        """A side's or participant's target number now (§2.11, R9): rating, modifier
+        lines, augments and states; None without a rating yet."""
+        if record.get("rating") is None:
+            return None
+        # A mob or ganging-up adjusts the resistance (§2.14, §2.15): the GM puts it on
+        # the side it applies to, so it adds like any other modifier line.
+        modifiers = [
+            Modifier(
+                m["label"],
+                value=m["value"],
+                bumps=m["bumps"],
+                kind=m["kind"] if m["kind"] in ("stretch", "situational", "flaw") else "other",
+            )
+            for m in record.get("modifiers", [])
+        ]
+        return target_number(
+            record["rating"],
+            modifiers=modifiers,
+            augments=[a["bonus"] for a in record.get("augments", []) if a["bonus"]],
+            states=record.get("states", []),
+        )
+
+    @staticmethod
+    def _lapse_situational(records: Iterable[dict[str, Any]]) -> None:
+        """At the end of a round of a long contest situational modifiers lapse (R9)."""
+        for record in records:
+            record["modifiers"] = [
+                m for m in record.get("modifiers", []) if m["kind"] != "situational"
+            ]
+
+    def _do_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM adds a modifier line to a side or participant (§2.11-2.15, R9);
+        a situational one lasts one round of a long contest."""
+        self._require_gm(actor, "set modifiers")
+        self._require_phase("preparing")
+        key, record = self._holder(data)
+        kind = data.get("kind", "other")
+        if kind not in MODIFIER_KINDS:
+            raise RulesError(f"modifier kind must be one of {', '.join(MODIFIER_KINDS)}")
+        value, bumps = _int(data, "value", default=0), _int(data, "bumps", default=0)
+        if not -40 <= value <= 40 or not -3 <= bumps <= 3:
+            raise RulesError("a modifier is at most ±40 and ±3 bumps")
+        if value == 0 and bumps == 0:
+            raise RulesError("a modifier must change the value or give a bump")
+        label = _text(data, "label", limit=80) or kind.replace("_", " ")
+        line = {"label": label, "value": value, "bumps": bumps, "kind": kind}
+        self._check_modifier(key, record, line)
+        record["modifiers"].append(line)
+        return {
+            "summary": f"{label} {value:+d} to {record['name']}"
+            + (f", {bumps:+d} bump" if bumps else "")
+        }
+
+    def _do_remove_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        self._require_gm(actor, "remove modifiers")
+        self._require_phase("preparing")
+        key, record = self._holder(data)
+        index = _int(data, "index")
+        modifiers = record["modifiers"]
+        if not 0 <= index < len(modifiers):
+            raise RulesError("there is no such modifier")
+        self._check_modifier(key, record, modifiers[index])
+        removed = modifiers.pop(index)
+        return {"summary": f"{removed['label']} removed from {record['name']}"}
+
+    def _do_augment(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """An augment to a side or participant before the contest (§2.4, R8): rolled,
+        quick or plot."""
+        self._require_phase("preparing")
+        if self.is_long and self.state["machine"] is not None:
+            raise IllegalAction("augments come before the contest starts (§2.4)")
+        key, info = self._holder(data)
+        kind = data.get("kind")
+        helper = _text(data, "helper", limit=120) or info["name"]
+        ability = _text(data, "ability", limit=120)
+        if kind == "plot":
+            self._require_gm(actor, "give a plot augment")
+            bonus = _int(data, "bonus")
+            if bonus not in PLOT_AUGMENTS:
+                raise RulesError("a plot augment is +3, +6, +9 or +20 (§2.4.3)")
+            entry = {"kind": "plot", "helper": "the GM", "ability": ability, "bonus": bonus}
+        elif kind in ("rolled", "quick"):
+            helper_id = data.get("helper_character_id")
+            own = helper_id is None or helper_id == info["character_id"]
+            if own:
+                self._require_control(actor, key, "augment their own ability")
+            elif not (actor.is_gm or helper_id in actor.character_ids):
+                raise IllegalAction("only the helper's player or the GM can offer that augment")
+            if not ability:
+                raise RulesError("name the augmenting ability")
+            # R8: one own augment per contest; after a failed attempt no other own attempt.
+            for earlier in info["augments"]:
+                if earlier["kind"] != "plot" and earlier["helper"] == helper:
+                    raise IllegalAction(
+                        f"{helper} has already tried to augment this contest (§2.4)"
+                    )
+            rating = Rating.parse(data.get("rating"))
+            if kind == "quick":
+                bonus = quick_augment(rating, rounding=data.get("rounding", "down"))
+                entry = {"kind": "quick", "helper": helper, "ability": ability, "bonus": bonus}
+            else:
+                roll = _roll(data, "roll", roller)
+                resistance_roll = _roll(data, "resistance_roll", roller)
+                # A group contest knows the campaign's base resistance from its framing.
+                base = self.state.get("base_resistance") or _int(
+                    data, "base_resistance", default=14
+                )
+                outcome = rolled_augment(
+                    rating, roll, resistance_roll, base=base, better_roll=self.state["better_roll"]
+                )
+                bonus = augment_bonus(outcome)
+                entry = {
+                    "kind": "rolled",
+                    "helper": helper,
+                    "ability": ability,
+                    "bonus": bonus,
+                    "roll": roll,
+                    "resistance_roll": resistance_roll,
+                    "tn": str(rating),
+                    "resistance": str(resistance("moderate", base)),
+                }
+        else:
+            raise RulesError("augment kind must be 'rolled', 'quick' or 'plot'")
+        info["augments"].append(entry)
+        payload: dict[str, Any] = {
+            "summary": f"{entry['helper']} augments {info['name']}"
+            + (f" with {ability}" if ability else "")
+            + f": {entry['bonus']:+d}",
+            "augments": [{"who": entry["helper"], "ability": ability, "bonus": entry["bonus"]}],
+        }
+        if kind == "rolled":
+            payload["rolls"] = [
+                {"who": helper, "ability": ability, "tn": entry["tn"], "roll": entry["roll"]},
+                {
+                    "who": "moderate resistance",
+                    "tn": entry["resistance"],
+                    "roll": entry["resistance_roll"],
+                },
+            ]
+        return payload
+
+    def _do_enter_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """With physical dice allowed, a player enters the d20 they rolled at home; the
+        next roll for that side or participant uses it."""
+        self._require_phase("preparing")
+        if not self.state.get("physical_dice"):
+            raise IllegalAction("this campaign rolls on the server; physical dice are off")
+        key, record = self._holder(data)
+        self._require_control(actor, key, "enter their roll")
+        roll = data.get("entered")
+        try:
+            check_roll(roll)
+        except ValueError as error:
+            raise RulesError(str(error)) from None
+        record["entered_roll"] = roll
+        text = f"{record['name']} rolled a physical d20: {roll}"
+        if self._gm_rolls_for(key):
+            return {"summary": f"The GM rolled for {record['name']} in secret", "gm_summary": text}
+        return {"summary": text}
+
+    @staticmethod
+    def _use_entered_roll(record: dict[str, Any], dice: dict[str, Any], key: str) -> None:
+        """A physical d20 entered for this side or participant is its next roll, stored
+        under `key` like a server roll (a recorded roll, on replay, stays as it was)."""
+        entered = record.pop("entered_roll", None)
+        if entered is not None:
+            dice.setdefault(key, entered)
+
+    def hides_gm_roll(self, audience: str) -> bool:
+        """Whether `audience` must not yet see the GM's dice of the pending roll."""
+        pending = self.state.get("pending")
+        return audience != "gm" and bool(pending) and not pending.get("revealed", True)
+
+    @staticmethod
+    def _roll_payload(summary: str, rolls: list[dict[str, Any]], secret: str) -> dict[str, Any]:
+        """A roll's event payload. While any of `rolls` is a hidden GM roll (marked
+        `hidden`), players and the archive read `secret` and the GM `gm_summary`."""
+        if not any(row.get("hidden") for row in rolls):
+            return {"summary": summary, "rolls": rolls}
+        return {"summary": secret, "gm_summary": summary, "rolls": rolls}
+
+    def _do_reveal(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM shows a hidden roll (campaign option: GM rolls hidden until revealed)."""
+        self._require_gm(actor, "reveal the GM's roll")
+        self._require_phase("rolled")
+        pending = self.state["pending"]
+        if pending.get("revealed", True):
+            raise IllegalAction("the GM's roll is already shown")
+        pending["revealed"] = True
+        return {"summary": self._reveal_text(pending)}
 
 
 class TableFlow(BaseFlow):
@@ -306,26 +540,7 @@ class TableFlow(BaseFlow):
 
     def target(self, side: str) -> Any:
         """The side's target number now (§2.11, R9): rating, modifiers, augments, states."""
-        info = self.side(side)
-        if info["rating"] is None:
-            return None
-        # A mob or ganging-up adjusts the resistance (§2.14, §2.15): the GM puts it on
-        # the side it applies to, so it adds like any other modifier line.
-        modifiers = [
-            Modifier(
-                m["label"],
-                value=m["value"],
-                bumps=m["bumps"],
-                kind=m["kind"] if m["kind"] in ("stretch", "situational", "flaw") else "other",
-            )
-            for m in info["modifiers"]
-        ]
-        return target_number(
-            info["rating"],
-            modifiers=modifiers,
-            augments=[a["bonus"] for a in info["augments"] if a["bonus"]],
-            states=info["states"],
-        )
+        return self._target_of(self.side(side))
 
     def odds(self) -> dict[str, Any] | None:
         """Exact odds of every outcome for the PC before the roll (`simple_odds`), and
@@ -348,6 +563,23 @@ class TableFlow(BaseFlow):
     def _require_control(self, actor: Actor, side: str, what: str) -> None:
         if not self.controls(actor, side):
             raise IllegalAction(f"only {self.side(side)['name']}'s player or the GM can {what}")
+
+    def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        side = _side(data)
+        return side, self.side(side)
+
+    def _gm_rolls_for(self, key: str) -> bool:
+        return key == "opponent" and self.state["hide_gm_rolls"]
+
+    def _check_modifier(self, key: str, record: dict[str, Any], line: dict[str, Any]) -> None:
+        """Every line applies: to the roll, or in a long contest as the change from the
+        starting TN (a mob or ganging up goes on the side it applies to, §2.14, §2.15)."""
+
+    def _reveal_text(self, pending: dict[str, Any]) -> str:
+        return (
+            f"The GM reveals the roll: {pending['opponent_roll']} "
+            f"({pending['outcome']['opponent_result']}); so far {pending['outcome']['describe']}"
+        )
 
     def _do_choose_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """A player picks the ability (and its rating and states, from the sheet)."""
@@ -409,139 +641,6 @@ class TableFlow(BaseFlow):
         machine = self._machine()
         return max(1, min(DEFAULT_BID, machine.bid_limit(machine.turn)))
 
-    def _do_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        """The GM adds a modifier to one side (§2.11-2.15, R9)."""
-        self._require_gm(actor, "set modifiers")
-        self._require_phase("preparing")
-        side = _side(data)
-        kind = data.get("kind", "other")
-        if kind not in MODIFIER_KINDS:
-            raise RulesError(f"modifier kind must be one of {', '.join(MODIFIER_KINDS)}")
-        value, bumps = _int(data, "value", default=0), _int(data, "bumps", default=0)
-        if not -40 <= value <= 40 or not -3 <= bumps <= 3:
-            raise RulesError("a modifier is at most ±40 and ±3 bumps")
-        if value == 0 and bumps == 0:
-            raise RulesError("a modifier must change the value or give a bump")
-        label = _text(data, "label", limit=80) or kind.replace("_", " ")
-        info = self.side(side)
-        info["modifiers"].append({"label": label, "value": value, "bumps": bumps, "kind": kind})
-        return {
-            "summary": f"{label} {value:+d} to {info['name']}"
-            + (f", {bumps:+d} bump" if bumps else "")
-        }
-
-    def _do_remove_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        self._require_gm(actor, "remove modifiers")
-        self._require_phase("preparing")
-        side = _side(data)
-        index = _int(data, "index")
-        modifiers = self.side(side)["modifiers"]
-        if not 0 <= index < len(modifiers):
-            raise RulesError("there is no such modifier")
-        removed = modifiers.pop(index)
-        return {"summary": f"{removed['label']} removed from {self.side(side)['name']}"}
-
-    def _do_augment(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        """An augment to a side before the roll (§2.4, R8): rolled, quick or plot."""
-        self._require_phase("preparing")
-        if self.is_long and self.state["machine"] is not None:
-            raise IllegalAction("augments come before the contest starts (§2.4)")
-        side = _side(data)
-        info = self.side(side)
-        kind = data.get("kind")
-        helper = _text(data, "helper", limit=120) or info["name"]
-        ability = _text(data, "ability", limit=120)
-        if kind == "plot":
-            self._require_gm(actor, "give a plot augment")
-            bonus = _int(data, "bonus")
-            if bonus not in PLOT_AUGMENTS:
-                raise RulesError("a plot augment is +3, +6, +9 or +20 (§2.4.3)")
-            entry = {"kind": "plot", "helper": "the GM", "ability": ability, "bonus": bonus}
-        elif kind in ("rolled", "quick"):
-            helper_id = data.get("helper_character_id")
-            own = helper_id is None or helper_id == info["character_id"]
-            if own:
-                self._require_control(actor, side, "augment their own ability")
-            elif not (actor.is_gm or helper_id in actor.character_ids):
-                raise IllegalAction("only the helper's player or the GM can offer that augment")
-            if not ability:
-                raise RulesError("name the augmenting ability")
-            # R8: one own augment per contest; after a failed attempt no other own attempt.
-            for earlier in info["augments"]:
-                if earlier["kind"] != "plot" and earlier["helper"] == helper:
-                    raise IllegalAction(
-                        f"{helper} has already tried to augment this contest (§2.4)"
-                    )
-            rating = Rating.parse(data.get("rating"))
-            if kind == "quick":
-                bonus = quick_augment(rating, rounding=data.get("rounding", "down"))
-                entry = {"kind": "quick", "helper": helper, "ability": ability, "bonus": bonus}
-            else:
-                roll = _roll(data, "roll", roller)
-                resistance_roll = _roll(data, "resistance_roll", roller)
-                base = _int(data, "base_resistance", default=14)
-                outcome = rolled_augment(
-                    rating, roll, resistance_roll, base=base, better_roll=self.state["better_roll"]
-                )
-                bonus = augment_bonus(outcome)
-                entry = {
-                    "kind": "rolled",
-                    "helper": helper,
-                    "ability": ability,
-                    "bonus": bonus,
-                    "roll": roll,
-                    "resistance_roll": resistance_roll,
-                    "tn": str(rating),
-                    "resistance": str(resistance("moderate", base)),
-                }
-        else:
-            raise RulesError("augment kind must be 'rolled', 'quick' or 'plot'")
-        info["augments"].append(entry)
-        payload: dict[str, Any] = {
-            "summary": f"{entry['helper']} augments {info['name']}"
-            + (f" with {ability}" if ability else "")
-            + f": {entry['bonus']:+d}",
-            "augments": [{"who": entry["helper"], "ability": ability, "bonus": entry["bonus"]}],
-        }
-        if kind == "rolled":
-            payload["rolls"] = [
-                {"who": helper, "ability": ability, "tn": entry["tn"], "roll": entry["roll"]},
-                {
-                    "who": "moderate resistance",
-                    "tn": entry["resistance"],
-                    "roll": entry["resistance_roll"],
-                },
-            ]
-        return payload
-
-    def _do_enter_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        """With physical dice allowed, a player enters the d20 they rolled at home."""
-        self._require_phase("preparing")
-        if not self.state["physical_dice"]:
-            raise IllegalAction("this campaign rolls on the server; physical dice are off")
-        side = _side(data)
-        self._require_control(actor, side, "enter their roll")
-        roll = data.get("entered")
-        try:
-            check_roll(roll)
-        except ValueError as error:
-            raise RulesError(str(error)) from None
-        self.side(side)["entered_roll"] = roll
-        return {"summary": f"{self.side(side)['name']} rolled a physical d20: {roll}"}
-
-    def _do_reveal(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        """The GM shows a hidden roll (campaign option: GM rolls hidden until revealed)."""
-        self._require_gm(actor, "reveal the GM's roll")
-        self._require_phase("rolled")
-        pending = self.state["pending"]
-        if pending.get("revealed", True):
-            raise IllegalAction("the GM's roll is already shown")
-        pending["revealed"] = True
-        return {
-            "summary": f"The GM reveals the roll: {pending['opponent_roll']} "
-            f"({pending['outcome']['opponent_result']}); so far {pending['outcome']['describe']}"
-        }
-
     def _do_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM calls for the roll: both sides roll d20 (§4.1.1 step 4)."""
         self._require_gm(actor, "call for the roll")
@@ -554,9 +653,7 @@ class TableFlow(BaseFlow):
         if self.is_long and self.state["machine"] is None:
             self._start_machine()
         for side in SIDES:
-            entered = self.side(side).pop("entered_roll", None)
-            if entered is not None:
-                data.setdefault(f"{side}_roll", entered)
+            self._use_entered_roll(self.side(side), data, f"{side}_roll")
         bid = self._bid() if self.kind == "extended" else None
         return self._pend(data, roller, bid=bid)
 
@@ -583,15 +680,14 @@ class TableFlow(BaseFlow):
             f"{outcome.describe} for {pc_name} so far"
         )
         rolls = self._rolls_json(outcome)
-        if not self.state["hide_gm_rolls"]:
-            return {"summary": full, "rolls": rolls}
-        rolls[1]["hidden"] = True
-        return {
-            "summary": f"{pc_name} rolled {pc_roll} ({outcome.pc_result.label}); "
+        if self.state["hide_gm_rolls"]:
+            rolls[1]["hidden"] = True
+        return self._roll_payload(
+            full,
+            rolls,
+            f"{pc_name} rolled {pc_roll} ({outcome.pc_result.label}); "
             f"the GM rolled for {opponent_name} in secret",
-            "gm_summary": full,
-            "rolls": rolls,
-        }
+        )
 
     # -- extended contests: the actions besides an exchange (§5.3.4, §5.3.7-§5.3.11) ----
 
@@ -716,10 +812,9 @@ class TableFlow(BaseFlow):
     def _end_turn(self) -> None:
         """After a turn or round: one-round modifiers and tactics lapse (R9)."""
         self.state["round"] += 1
+        self._lapse_situational(self.side(side) for side in SIDES)
         for side in SIDES:
-            info = self.side(side)
-            info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "situational"]
-            info["round_tactic"] = "normal"
+            self.side(side)["round_tactic"] = "normal"
         self.state.pop("bid", None)
 
     def _do_hero_point(self, data: dict, actor: Actor, roller: Roller) -> dict:
@@ -743,11 +838,17 @@ class TableFlow(BaseFlow):
         after = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending=pending)
         pending["outcome"] = _outcome_json(after)
         self.side(side)["hero_points_spent"] += 1
+        name = self.side(side)["name"]
+        rolls = self._rolls_json(after)
+        if not pending.get("revealed", True):
+            rolls[1]["hidden"] = True  # the players learn the GM's roll when it is revealed
         return {
-            "summary": f"{self.side(side)['name']} spends a hero point: "
-            f"{before.describe} becomes {after.describe}",
+            **self._roll_payload(
+                f"{name} spends a hero point: {before.describe} becomes {after.describe}",
+                rolls,
+                f"{name} spends a hero point; the GM's roll stays secret",
+            ),
             "hero_point": {"side": side, "character_id": self.side(side)["character_id"]},
-            "rolls": self._rolls_json(after),
         }
 
     def _do_pyrrhic(self, data: dict, actor: Actor, roller: Roller) -> dict:
@@ -894,12 +995,6 @@ class TableFlow(BaseFlow):
             "; ".join(f"{self.side(a['side'])['name']} {a['state']}" for a in applied) or "none"
         )
         return {"summary": f"Consequences: {listed}", "applied": applied}
-
-    def _do_narrate(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        self._require_gm(actor, "narrate the outcome")
-        self._require_phase("resolved", "finished")
-        self.state["narration"] = _text(data, "narration", required=True)
-        return {"summary": self.state["narration"]}
 
     # -- helpers ------------------------------------------------------------------
 

@@ -20,6 +20,14 @@ is one flow action. Its dice go through `_roll` into `data["dice"]`, so `replay`
 deterministic. When a player could spend a hero point on the roll (R5.3: after
 seeing the results), the results wait in `pending` (phase "rolled") for `hero_point`
 and the GM's `resolve`; a roll nobody can raise is played at once.
+
+What the one-on-one table shares (flows.py `BaseFlow`) works per participant here:
+modifier lines and augments in each participant's TN, physical dice entered for a
+participant, and, with the campaign's GM rolls hidden, the dice of the participants no
+player plays and of resistances left out for the players until `reveal` or `resolve`.
+A long contest's engine takes each TN when it starts (or when someone joins or
+switches abilities); later changes (a situational modifier lasting one round, R9) reach
+its rolls as the difference from that TN.
 """
 
 from __future__ import annotations
@@ -44,7 +52,6 @@ from .rules import (
     is_clearly_inferior,
     simple_contest,
     spend_hero_point,
-    target_number,
 )
 from .rules.extended_group import ORDER_RULES
 from .rules.ratings import RESISTANCE_LEVELS
@@ -76,7 +83,8 @@ class GroupFlow(BaseFlow):
         """A new group contest from the GM's framing.
 
         `data`: kind, prize, obstacle, better_roll, stakes (scored), order (extended:
-        daring, bid or ap), base_resistance, apply_consequences, pc_side (extended: the
+        daring, bid or ap), base_resistance, the campaign options physical_dice,
+        hide_gm_rolls and apply_consequences, pc_side (extended: the
         PCs' side label; "pc" otherwise), participants [{name, side, character_id?,
         player_id?, ability?, rating?, states?, role?, owner?}] and roster (the
         campaign's characters and abilities, for the forms).
@@ -103,6 +111,9 @@ class GroupFlow(BaseFlow):
             raise RulesError("in a group simple or scored contest the PCs' side is 'pc'")
         state = {
             "kind": kind,
+            # Campaign options (issue 5), as for the one-on-one table.
+            "physical_dice": bool(data.get("physical_dice", False)),
+            "hide_gm_rolls": bool(data.get("hide_gm_rolls", False)),
             "apply_consequences": bool(data.get("apply_consequences", True)),
             "prize": _text(data, "prize"),
             "obstacle": _text(data, "obstacle"),
@@ -137,7 +148,7 @@ class GroupFlow(BaseFlow):
         if any(p["name"] == name for p in self.participants):
             raise RulesError(f"two participants are called {name!r}; names must be unique")
         side = _text(raw, "side", limit=MAX_SIDE) or (
-            "pc" if raw.get("character_id") else "opponent"
+            self.state["pc_side"] if raw.get("character_id") else "opponent"
         )
         if self.kind != "group_extended" and side not in SIDES:
             raise RulesError(f"{name}'s side must be 'pc' or 'opponent'")
@@ -169,6 +180,8 @@ class GroupFlow(BaseFlow):
             "tactic": "",
             "round_tactic": "normal",
             "hero_points_spent": 0,
+            "modifiers": [],
+            "augments": [],
         }
         self.state["participants"].append(participant)
         self._refresh_sides()
@@ -216,6 +229,11 @@ class GroupFlow(BaseFlow):
         """Each side summed up, as the one-on-one table shows a side."""
         return self.state["sides"][side]
 
+    @property
+    def side_labels(self) -> list[str]:
+        """The sides in play, in the participants' order (a free-for-all has more)."""
+        return list(dict.fromkeys(p["side"] for p in self.participants))
+
     def target(self, side: str) -> None:
         return None  # each participant has their own TN: see `rows`
 
@@ -233,10 +251,9 @@ class GroupFlow(BaseFlow):
         ]
 
     def tn(self, participant: dict[str, Any]) -> Any:
-        """A participant's target number with the states on their ability (§2.11)."""
-        if participant["rating"] is None:
-            return None
-        return target_number(participant["rating"], states=participant["states"])
+        """A participant's target number now (§2.11, R9): rating, modifier lines,
+        augments and the states on their ability; None without a rating yet."""
+        return self._target_of(participant)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -252,6 +269,7 @@ class GroupFlow(BaseFlow):
                 {
                     **participant,
                     "tn": str(tn.rating) if tn else "",
+                    "tn_lines": tn.describe if tn and tn.lines else "",
                     "bumps": tn.bumps if tn else 0,
                     "player_for": (owner or participant)["player_id"],
                     "sheet": sheets.get(participant["character_id"], []),
@@ -299,18 +317,19 @@ class GroupFlow(BaseFlow):
             ]
         else:
             names = [n for flag, n in pending["heroes"].items() if not pending["spent"][flag]]
-        offers = []
-        for name in dict.fromkeys(names):
-            participant = self.participant(name)
-            owner = self._owner(participant) or participant
-            offers.append({"participant": name, "player_id": owner["player_id"]})
-        return offers
+        return [
+            {"participant": name, "player_id": self._player_for(name)}
+            for name in dict.fromkeys(names)
+        ]
 
     def controls(self, actor: Actor, name: str) -> bool:
         """The GM controls everyone; a player their characters and those characters'
-        followers."""
+        followers, and the giver of a pending AP gift their own roll."""
         if actor.is_gm:
             return True
+        gifter = self._gifter(name)
+        if gifter is not None:
+            return actor.role == "player" and gifter in actor.character_ids
         participant = self.participant(name)
         owner = self._owner(participant) or participant
         return actor.role == "player" and owner["character_id"] in actor.character_ids
@@ -332,18 +351,99 @@ class GroupFlow(BaseFlow):
     def _owner(self, participant: dict[str, Any]) -> dict[str, Any] | None:
         return self.participant(participant["owner"]) if participant["owner"] else None
 
+    def _gifter(self, name: str) -> int | None:
+        """The character of the pending AP gift's giver called `name` (§5.3.11): someone
+        outside the contest, who may spend their own hero point on their roll."""
+        return ((self.state.get("pending") or {}).get("gifters") or {}).get(name)
+
     def _payer(self, name: str) -> int | None:
         """The character whose hero points this participant spends (a follower uses its
         owner's, R5.3); None for the GM's participants."""
+        gifter = self._gifter(name)
+        if gifter is not None:
+            return gifter
         participant = self.participant(name)
         owner = self._owner(participant) or participant
         return owner["character_id"]
 
-    def _require_control(self, actor: Actor, name: str, what: str) -> dict[str, Any]:
+    def _player_for(self, name: str) -> int | None:
+        """The user who plays `name` (a follower's owner's player), for their forms."""
+        gifter = self._gifter(name)
+        if gifter is not None:
+            return next(
+                (c["player_id"] for c in self.state["roster"] if c["character_id"] == gifter), None
+            )
         participant = self.participant(name)
+        return (self._owner(participant) or participant)["player_id"]
+
+    def _is_participant(self, name: Any) -> bool:
+        return any(p["name"] == name for p in self.participants)
+
+    def _require_control(self, actor: Actor, name: str, what: str) -> dict[str, Any] | None:
+        """The participant, once `actor` may act for them (None for a gift's giver)."""
         if not self.controls(actor, name):
             raise IllegalAction(f"only {name}'s player or the GM can {what}")
-        return participant
+        return None if self._gifter(name) is not None else self.participant(name)
+
+    # -- what BaseFlow's shared actions need: the participant an action names ----------
+
+    def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        name = _name(data, "participant")
+        participant = self.participant(name)
+        participant.setdefault("modifiers", [])  # contests framed before modifiers
+        participant.setdefault("augments", [])
+        return name, participant
+
+    def _gm_rolls_for(self, key: str) -> bool:
+        """Hidden GM rolls: those of participants no player plays and of resistances."""
+        if not self.state.get("hide_gm_rolls"):
+            return False
+        return self._gifter(key) is None and (
+            not self._is_participant(key) or self._payer(key) is None
+        )
+
+    def _check_modifier(self, key: str, record: dict[str, Any], line: dict[str, Any]) -> None:
+        """A group extended contest takes a resistance's TN as it starts and never
+        modifies it (R2: its engine refuses), and its bumps as they were when the
+        contest started or the ability was switched."""
+        if self.kind != "group_extended":
+            return
+        started = self.state["machine"] is not None
+        if record["character_id"] is None and (started or line["kind"] == "situational"):
+            raise IllegalAction(
+                f"{key} is a resistance: its TN is set before the contest starts and does not "
+                "change round by round (R2); switch its ability to give it another rating"
+            )
+        if started and line["bumps"]:
+            raise IllegalAction(
+                "a bump changes a group extended contest under way only with a switch of "
+                "ability (§5.3.8)"
+            )
+
+    def _reveal_text(self, pending: dict[str, Any]) -> str:
+        if self.kind == "group_simple":
+            return "The GM reveals the rolls: " + "; ".join(
+                self._pairing_text(p) for p in pending["pairings"]
+            )
+        shown = ", ".join(f"{r['who']} rolled {r['roll']}" for r in pending["rolls"] if r["hidden"])
+        return f"The GM reveals the roll: {shown}; so far {pending['summary']}"
+
+    def _modifiers(self, **names: str) -> dict[str, int]:
+        """The engine arguments (`pc_modifier=name`...) for participants whose TN changed
+        since the engine took it: modifier lines added, lapsed or removed (R9). Only
+        those that changed, so the engine's record stays as before."""
+        changes = {}
+        for argument, name in names.items():
+            participant = self.participant(name)
+            tn = self.tn(participant)
+            if tn is None or "engine_tn" not in participant:
+                continue
+            if self.kind == "group_extended" and participant["character_id"] is None:
+                continue  # a resistance's TN never changes (R2, `_check_modifier`)
+            change = tn.rating.total - participant["engine_tn"]
+            if change:
+                changes[argument] = change
+        return changes
 
     def _require_kind(self, *kinds: str) -> None:
         if self.kind not in kinds:
@@ -414,11 +514,20 @@ class GroupFlow(BaseFlow):
                 raise IllegalAction("the contest has not started yet")
             machine = MACHINES[self.kind](**self._setup())
             self.state["machine"] = machine.to_json()
+            for participant in self.participants:
+                self._engine_took(participant)
             return machine
         return MACHINES[self.kind].from_json(self.state["machine"])
 
+    def _engine_took(self, participant: dict[str, Any]) -> None:
+        """Remember the TN the engine now holds for the participant: later modifier
+        lines reach its rolls as the difference (`_modifiers`)."""
+        participant["engine_tn"] = self.tn(participant).rating.total
+
     def _save(self, machine: Any) -> None:
         self.state["machine"] = machine.to_json()
+        if machine.round != self.state["round"]:
+            self._lapse_situational(self.participants)  # one round is over (R9)
         self.state["round"] = machine.round
 
     def _bumps(self, name: str) -> int:
@@ -443,29 +552,66 @@ class GroupFlow(BaseFlow):
         rollers: dict[str, str],
         heroes: dict[str, str],
         note: str = "",
+        gifters: dict[str, int] | None = None,
     ) -> dict[str, Any]:
         """Try the engine action with its dice (so whatever the rules refuse is refused
-        now), then play it, or let it wait for hero points when a player could spend
-        one on it. `rollers` names who rolled each die; `heroes` the participant
-        behind each hero point flag of the engine action."""
-        heroes = {flag: name for flag, name in heroes.items() if self._payer(name) is not None}
+        now), then play it, or let it wait in `pending` when a player could spend a hero
+        point on it, or the GM may call a both-fumble tie (§5.3.1 footnote). `rollers`
+        names who rolled each die; `heroes` the participant (or `gifters`' giver) behind
+        each hero point flag of the engine action. While it waits, the GM's dice are
+        hidden from the players when the campaign says so."""
+        gifters = gifters or {}
+        heroes = {
+            flag: name
+            for flag, name in heroes.items()
+            if (gifters[name] if name in gifters else self._payer(name)) is not None
+        }
         machine = self._machine(start=True)
         result = getattr(machine, action)(**args)
-        rolls = [{"who": who, "roll": args[key]} for key, who in rollers.items()]
         summary = self._describe(action, machine, result, note)
-        if not heroes:
+        both_fumble = self._both_fumble(action, result)
+        if not heroes and not both_fumble:
+            rolls = [{"who": who, "roll": args[key]} for key, who in rollers.items()]
             return self._played(machine, action, args, summary, rolls)
-        self.state["pending"] = {
+        pending = {
             "action": action,
             "args": args,
             "heroes": heroes,
             "spent": {flag: False for flag in heroes},
             "rollers": rollers,
+            "gifters": gifters,
             "note": note,
             "summary": summary,
+            "both_fumble": both_fumble,
         }
+        self.state["pending"] = pending
+        pending["rolls"] = [
+            {"who": who, "roll": args[key], "hidden": self._gm_rolls_for(who)}
+            for key, who in rollers.items()
+        ]
+        pending["revealed"] = not any(row["hidden"] for row in pending["rolls"])
         self.state["phase"] = "rolled"
-        return {"summary": f"{summary} (hero points may still change it)", "rolls": rolls}
+        waiting = "hero points may still change it" if heroes else "the GM calls the tie"
+        return self._roll_payload(
+            f"{summary} ({waiting})",
+            [dict(row) for row in pending["rolls"]],
+            self._secret_rolls(pending["rolls"]),
+        )
+
+    @staticmethod
+    def _secret_rolls(rolls: list[dict[str, Any]]) -> str:
+        """The pending rolls as the players see them while the GM's are hidden."""
+        return "; ".join(
+            f"the GM rolled for {row['who']} in secret"
+            if row["hidden"]
+            else f"{row['who']} rolled {row['roll']}"
+            for row in rolls
+        )
+
+    @staticmethod
+    def _both_fumble(action: str, result: Any) -> bool:
+        """An exchange both sides fumbled: the GM may have both lose 1/2x bid."""
+        return action == "act" and result["actor_result"] == result["defender_result"] == "fumble"
 
     def _played(
         self, machine: Any, action: str, args: dict, summary: str, rolls: list[dict]
@@ -610,7 +756,7 @@ class GroupFlow(BaseFlow):
             raise IllegalAction("only player characters spend hero points")
         pending = self.state["pending"]
         if self.kind == "group_simple":
-            summary = self._simple_hero_point(name)
+            summary, secret = self._simple_hero_point(name)
         else:
             flags = [f for f, n in pending["heroes"].items() if n == name]
             if not flags:
@@ -623,10 +769,16 @@ class GroupFlow(BaseFlow):
             result = getattr(machine, pending["action"])(**pending["args"], **spent)
             pending["spent"] = spent
             pending["summary"] = self._describe(pending["action"], machine, result, pending["note"])
+            pending["both_fumble"] = self._both_fumble(pending["action"], result)
             summary = f"{name} spends a hero point: {pending['summary']}"
-        self.participant(name)["hero_points_spent"] += 1
-        self._refresh_sides()
-        return {"summary": summary, "hero_point": {"participant": name, "character_id": payer}}
+            secret = f"{name} spends a hero point; the GM's roll stays secret"
+        if self._is_participant(name):
+            self.participant(name)["hero_points_spent"] += 1
+            self._refresh_sides()
+        payload = {"summary": summary}
+        if not pending.get("revealed", True):
+            payload = {"summary": secret, "gm_summary": summary}
+        return {**payload, "hero_point": {"participant": name, "character_id": payer}}
 
     def _do_resolve(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM settles the pending roll: the group simple contest is collated; a
@@ -637,7 +789,15 @@ class GroupFlow(BaseFlow):
             return self._resolve_simple()
         pending = self.state["pending"]
         machine = self._machine()
-        getattr(machine, pending["action"])(**pending["args"], **pending["spent"])
+        summary = pending["summary"]
+        if data.get("both_lose_half"):
+            # §5.3.1 footnote: on a both-fumble tie the GM may have both lose 1/2x bid.
+            if pending["action"] != "act":
+                raise IllegalAction("both contestants lose 1/2x bid only in an exchange")
+            pending["args"]["both_lose_half"] = True
+        result = getattr(machine, pending["action"])(**pending["args"], **pending["spent"])
+        if data.get("both_lose_half"):
+            summary = self._describe(pending["action"], machine, result, pending["note"])
         rolls = [
             {"who": who, "roll": pending["args"][key]} for key, who in pending["rollers"].items()
         ]
@@ -647,7 +807,7 @@ class GroupFlow(BaseFlow):
                 for flag, spent in pending["spent"].items()
             )
         self.state["pending"] = None
-        return self._played(machine, pending["action"], pending["args"], pending["summary"], rolls)
+        return self._played(machine, pending["action"], pending["args"], summary, rolls)
 
     def _do_apply_consequences(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM confirms (or edits) each participant's consequence or benefit (§2.11)."""
@@ -680,12 +840,6 @@ class GroupFlow(BaseFlow):
             self.state["narration"] = narration
         listed = "; ".join(f"{a['participant']} {a['state']}" for a in applied) or "none"
         return {"summary": f"Consequences: {listed}", "applied": applied}
-
-    def _do_narrate(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        self._require_gm(actor, "narrate the outcome")
-        self._require_phase("resolved", "finished")
-        self.state["narration"] = _text(data, "narration", required=True)
-        return {"summary": self.state["narration"]}
 
     def _suggest(self, name: str, state: str) -> None:
         participant = self.participant(name)
@@ -735,7 +889,8 @@ class GroupFlow(BaseFlow):
 
     def _do_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM rolls for every PC and, separately, for the resistance against each
-        (§4.2.1 step 4); hero points may then be spent before `resolve`."""
+        (§4.2.1 step 4); hero points may then be spent before `resolve`. A physical d20
+        entered for a participant is their roll (the resistance's, its first)."""
         self._require_kind("group_simple")
         self._require_gm(actor, "call for the roll")
         self._require_phase("preparing")
@@ -746,8 +901,11 @@ class GroupFlow(BaseFlow):
         if not isinstance(dice, dict):
             raise RulesError("dice must be an object")
         pairings = []
+        resistance = self.resistance
         for participant in self._pc_side():
             rolled = dice.setdefault(participant["name"], {})
+            self._use_entered_roll(participant, rolled, "roll")
+            self._use_entered_roll(resistance, rolled, "resistance_roll")
             roll = _roll(rolled, "roll", roller)
             resistance_roll = _roll(rolled, "resistance_roll", roller)
             pairing = {
@@ -755,15 +913,35 @@ class GroupFlow(BaseFlow):
                 "roll": roll,
                 "resistance_roll": resistance_roll,
                 "hero_point": False,
+                # The GM's dice in this pairing, hidden until revealed (campaign option).
+                "hidden": [
+                    key
+                    for key, who in (("roll", participant), ("resistance_roll", resistance))
+                    if self._gm_rolls_for(who["name"])
+                ],
             }
             pairing["outcome"] = self._pairing_outcome(pairing).to_json()
             pairings.append(pairing)
-        self.state["pending"] = {"pairings": pairings, "boost": self.boost["level"]}
-        self.state["phase"] = "rolled"
-        return {
-            "summary": "; ".join(self._pairing_text(p) for p in pairings),
-            "rolls": self._simple_rolls(pairings),
+        revealed = not any(p["hidden"] for p in pairings)
+        self.state["pending"] = {
+            "pairings": pairings,
+            "boost": self.boost["level"],
+            "revealed": revealed,
         }
+        self.state["phase"] = "rolled"
+        secret = "; ".join(
+            f"{p['participant']} rolled in secret"
+            if "roll" in p["hidden"]
+            else f"{p['participant']} rolled {p['roll']} ({p['outcome']['pc_result']})"
+            for p in pairings
+        )
+        if any("resistance_roll" in p["hidden"] for p in pairings):
+            secret += f"; the GM rolled for {resistance['name']} in secret"
+        return self._roll_payload(
+            "; ".join(self._pairing_text(p) for p in pairings),
+            self._simple_rolls(pairings, hiding=not revealed),
+            secret,
+        )
 
     def _pc_side(self) -> list[dict[str, Any]]:
         return [p for p in self.participants if p["side"] == "pc"]
@@ -777,6 +955,7 @@ class GroupFlow(BaseFlow):
             pairing["resistance_roll"],
             better_roll=self.state["better_roll"],
             pc_bumps=tn.bumps,
+            opponent_bumps=self.tn(self.resistance).bumps,
         )
         return spend_hero_point(outcome) if pairing["hero_point"] else outcome
 
@@ -789,11 +968,15 @@ class GroupFlow(BaseFlow):
             + outcome["describe"]
         )
 
-    def _simple_rolls(self, pairings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _simple_rolls(
+        self, pairings: list[dict[str, Any]], *, hiding: bool = False
+    ) -> list[dict[str, Any]]:
+        """Each pairing's two rolls for the log; `hiding` marks the GM's hidden ones."""
         rows = []
         resistance = self.resistance
         for pairing in pairings:
             participant = self.participant(pairing["participant"])
+            hidden = pairing.get("hidden", []) if hiding else []
             rows += [
                 {
                     "who": participant["name"],
@@ -803,6 +986,7 @@ class GroupFlow(BaseFlow):
                     "result": pairing["outcome"]["pc_result"],
                     "bumps": self.tn(participant).bumps,
                     "hero_point": pairing["hero_point"],
+                    "hidden": "roll" in hidden,
                 },
                 {
                     "who": resistance["name"],
@@ -810,22 +994,28 @@ class GroupFlow(BaseFlow):
                     "tn": str(self.tn(resistance).rating),
                     "roll": pairing["resistance_roll"],
                     "result": pairing["outcome"]["opponent_result"],
+                    "hidden": "resistance_roll" in hidden,
                 },
             ]
         return rows
 
-    def _simple_hero_point(self, name: str) -> str:
+    def _simple_hero_point(self, name: str) -> tuple[str, str]:
+        """Raise `name`'s result in their pairing: the log line, and the line for the
+        players while the GM's roll is hidden (their own result only)."""
         pairings = {p["participant"]: p for p in self.state["pending"]["pairings"]}
         pairing = pairings.get(name)
         if pairing is None:
             raise IllegalAction(f"{name} did not roll in this contest")
         if pairing["hero_point"]:
             raise IllegalAction("one hero point per roll (R5.3)")
-        before = pairing["outcome"]["describe"]
+        before = pairing["outcome"]
         spend_hero_point(self._pairing_outcome(pairing))  # refuses to raise a critical
         pairing["hero_point"] = True
-        pairing["outcome"] = self._pairing_outcome(pairing).to_json()
-        return f"{name} spends a hero point: {before} becomes {pairing['outcome']['describe']}"
+        after = pairing["outcome"] = self._pairing_outcome(pairing).to_json()
+        return (
+            f"{name} spends a hero point: {before['describe']} becomes {after['describe']}",
+            f"{name} spends a hero point: {before['pc_result']} becomes {after['pc_result']}",
+        )
 
     def _resolve_simple(self) -> dict:
         pending = self.state["pending"]
@@ -929,6 +1119,7 @@ class GroupFlow(BaseFlow):
         else:
             machine.switch_ability(name=name, rating=tn.rating.total, bumps=tn.bumps)
             where = ""
+        self._engine_took(participant)
         self._save(machine)
         return {
             "summary": f"{name} switches to {participant['ability'] or 'another ability'} "
@@ -956,11 +1147,17 @@ class GroupFlow(BaseFlow):
         level = data.get("resistance_level") or "moderate"
         if level not in RESISTANCE_LEVELS:
             raise RulesError(f"resistance_level must be one of {', '.join(RESISTANCE_LEVELS)}")
-        dice = self._dice(data, roller, "roll", "resistance_roll")
+        rollers = {"roll": name, "resistance_roll": f"{level.replace('_', ' ')} resistance"}
         return self._rolled(
             "unrelated_action",
-            {"participant": name, "resistance_level": level, "bumps": self._bumps(name), **dice},
-            {"roll": name, "resistance_roll": f"{level.replace('_', ' ')} resistance"},
+            {
+                "participant": name,
+                "resistance_level": level,
+                "bumps": self._bumps(name),
+                **self._modifiers(modifier=name),
+                **self._dice(data, roller, rollers),
+            },
+            rollers,
             {"hero_point": name},
             note=description,
         )
@@ -972,7 +1169,7 @@ class GroupFlow(BaseFlow):
             shooter, target = _name(data, "participant"), _name(data, "target")
             self._require_control(actor, shooter, "take a parting shot")
             self.participant(target)
-            dice = self._dice(data, roller, "shooter_roll", "target_roll")
+            rollers = {"shooter_roll": shooter, "target_roll": target}
             return self._rolled(
                 "parting_shot",
                 {
@@ -980,9 +1177,10 @@ class GroupFlow(BaseFlow):
                     "target": target,
                     "bumps": self._bumps(shooter),
                     "target_bumps": self._bumps(target),
-                    **dice,
+                    **self._modifiers(modifier=shooter, target_modifier=target),
+                    **self._dice(data, roller, rollers),
                 },
-                {"shooter_roll": shooter, "target_roll": target},
+                rollers,
                 {"hero_point": shooter, "target_hero_point": target},
             )
         name = _name(data, "participant")
@@ -993,19 +1191,29 @@ class GroupFlow(BaseFlow):
                 f"{name} has no parting shot: it comes right after the exchange in which "
                 "they knocked an opponent out (§5.3.4)"
             )
-        dice = self._dice(data, roller, "actor_roll", "defender_roll")
+        rollers = {"actor_roll": name, "defender_roll": shot["at"]}
         return self._rolled(
             "parting_shot",
-            {"name": name, "bid": _int(data, "bid", default=DEFAULT_BID), **dice},
-            {"actor_roll": name, "defender_roll": shot["at"]},
+            {
+                "name": name,
+                "bid": _int(data, "bid", default=DEFAULT_BID),
+                **self._modifiers(actor_modifier=name, defender_modifier=shot["at"]),
+                **self._dice(data, roller, rollers),
+            },
+            rollers,
             {"actor_hero_point": name, "defender_hero_point": shot["at"]},
         )
 
-    def _dice(self, data: dict, roller: Roller, *keys: str) -> dict[str, int]:
+    def _dice(self, data: dict, roller: Roller, rollers: dict[str, Any]) -> dict[str, int]:
+        """The action's dice, kept under `data["dice"]` for replay: `rollers` names who
+        rolls each; a physical d20 entered for a participant is their roll."""
         dice = data.setdefault("dice", {})
         if not isinstance(dice, dict):
             raise RulesError("dice must be an object")
-        return {key: _roll(dice, key, roller) for key in keys}
+        for key, who in rollers.items():
+            if self._is_participant(who):
+                self._use_entered_roll(self.participant(who), dice, key)
+        return {key: _roll(dice, key, roller) for key in rollers}
 
     # -- group scored (§5.2, R12) ------------------------------------------------------
 
@@ -1030,7 +1238,7 @@ class GroupFlow(BaseFlow):
         if not 1 <= number <= len(pairings):
             raise IllegalAction(f"there is no pairing #{number} in this contest")
         pc, opponent = pairings[number - 1]["pc"], pairings[number - 1]["opponent"]
-        dice = self._dice(data, roller, "pc_roll", "opponent_roll")
+        rollers = {"pc_roll": pc, "opponent_roll": opponent}
         return self._rolled(
             "play_round",
             {
@@ -1039,15 +1247,17 @@ class GroupFlow(BaseFlow):
                 "opponent_tactic": self.participant(opponent)["round_tactic"],
                 "pc_bumps": self._bumps(pc),
                 "opponent_bumps": self._bumps(opponent),
-                **dice,
+                **self._modifiers(pc_modifier=pc, opponent_modifier=opponent),
+                **self._dice(data, roller, rollers),
             },
-            {"pc_roll": pc, "opponent_roll": opponent},
+            rollers,
             {"pc_hero_point": pc, "opponent_hero_point": opponent},
         )
 
     def _do_assist(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """Someone not enmeshed helps a teammate in a pairing (§5.2.3): moderate
-        resistance, then high, very high, nearly impossible for later assists."""
+        resistance, then high, very high, nearly impossible for later assists; the GM
+        may shift it one step easier or harder (`resistance_shift` -1 or +1)."""
         self._long_phase("group_scored")
         helper, recipient = _name(data, "participant"), _name(data, "recipient")
         self._require_control(actor, helper, "assist")
@@ -1055,23 +1265,25 @@ class GroupFlow(BaseFlow):
             "helper": helper,
             "recipient": recipient,
             "bumps": self._bumps(helper),
+            **self._modifiers(modifier=helper),
         }
         if data.get("pairing") is not None:
             args["pairing"] = _int(data, "pairing")
-        args.update(self._dice(data, roller, "helper_roll", "resistance_roll"))
-        return self._rolled(
-            "assist",
-            args,
-            {"helper_roll": helper, "resistance_roll": "the resistance"},
-            {"hero_point": helper},
-        )
+        shift = _int(data, "resistance_shift", default=0)
+        if shift:
+            self._require_gm(actor, "shift an assist's resistance")
+            args["resistance_shift"] = shift
+        rollers = {"helper_roll": helper, "resistance_roll": "the resistance"}
+        args.update(self._dice(data, roller, rollers))
+        return self._rolled("assist", args, rollers, {"hero_point": helper})
 
     def _do_remove_follower(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """An opponent not enmeshed takes a follower out with a simple contest (§5.2.4)."""
         self._long_phase("group_scored")
         remover, follower = _name(data, "participant"), _name(data, "follower")
         self._require_control(actor, remover, "take a follower out")
-        dice = self._dice(data, roller, "remover_roll", "follower_roll")
+        self.participant(follower)
+        rollers = {"remover_roll": remover, "follower_roll": follower}
         return self._rolled(
             "remove_follower",
             {
@@ -1079,9 +1291,10 @@ class GroupFlow(BaseFlow):
                 "follower": follower,
                 "bumps": self._bumps(remover),
                 "follower_bumps": self._bumps(follower),
-                **dice,
+                **self._modifiers(modifier=remover, follower_modifier=follower),
+                **self._dice(data, roller, rollers),
             },
-            {"remover_roll": remover, "follower_roll": follower},
+            rollers,
             {"hero_point": remover, "follower_hero_point": follower},
         )
 
@@ -1104,10 +1317,16 @@ class GroupFlow(BaseFlow):
         )
 
     def _do_join(self, data: dict, actor: Actor, roller: Roller) -> dict:
-        """Someone joins the contest in progress, accepting its framing (§5.2.7); the
+        """The GM adds a participant before any group contest starts (more PCs, NPCs on
+        further sides of a free-for-all, followers in a scored contest), or someone
+        joins a group scored contest in progress, accepting its framing (§5.2.7). The
         service reads a character's name and ability from the sheet."""
-        self._long_phase("group_scored")
+        self._require_phase("preparing")
         self._require_gm(actor, "bring someone into the contest")
+        if self.state["machine"] is not None and self.kind != "group_scored":
+            raise IllegalAction(
+                "once under way only a group scored contest takes newcomers (§5.2.7)"
+            )
         fields = ("name", "side", "character_id", "player_id", "ability", "ability_id", "rating")
         entry = {
             k: data[k] for k in (*fields, "states", "role", "owner") if data.get(k) is not None
@@ -1122,6 +1341,7 @@ class GroupFlow(BaseFlow):
             machine = self._machine()
             setup = self._setup()["participants"][-1]
             machine.join(**{k: v for k, v in setup.items() if k != "bumps"})
+            self._engine_took(participant)
             self._save(machine)
         return {
             "summary": f"{participant['name']} joins the {participant['side']} side "
@@ -1180,14 +1400,24 @@ class GroupFlow(BaseFlow):
             args["target"] = _name(data, "target")
         if data.get("bid") is not None:
             args["bid"] = _int(data, "bid")
-        args.update(self._dice(data, roller, "actor_roll", "defender_roll"))
-        defender = machine.act(**args)["defender"]  # the declared target, unless changed
+        # The declared target, unless changed (the engine refuses anyone else).
+        defender = args.get("target") or self._declared_target(machine, name)
+        if defender is not None and self._is_participant(defender):
+            args.update(self._modifiers(actor_modifier=name, defender_modifier=defender))
+        rollers = {"actor_roll": name, "defender_roll": defender}
+        args.update(self._dice(data, roller, rollers))
         return self._rolled(
-            "act",
-            args,
-            {"actor_roll": name, "defender_roll": defender},
-            {"actor_hero_point": name, "defender_hero_point": defender},
+            "act", args, rollers, {"actor_hero_point": name, "defender_hero_point": defender}
         )
+
+    @staticmethod
+    def _declared_target(machine: Any, name: str) -> str | None:
+        """The first target `name` declared who is still in (§5.3.3), as the engine's
+        `act` picks it; None when there is none (the engine then says why)."""
+        state = machine.state()
+        status = {p["name"]: p["status"] for p in state["participants"]}
+        declared = state["declarations"].get(name) or {}
+        return next((t for t in declared.get("targets", []) if status.get(t) == "in"), None)
 
     def _do_disengage(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """Try to leave the contest as the turn's action (§5.3.9): a victory withdraws
@@ -1195,11 +1425,11 @@ class GroupFlow(BaseFlow):
         self._long_phase("group_extended")
         name, opponent = _name(data, "participant"), _name(data, "opponent")
         self._require_control(actor, name, "disengage")
-        dice = self._dice(data, roller, "roll", "opponent_roll")
+        rollers = {"roll": name, "opponent_roll": opponent}
         return self._rolled(
             "disengage",
-            {"name": name, "opponent": opponent, **dice},
-            {"roll": name, "opponent_roll": opponent},
+            {"name": name, "opponent": opponent, **self._dice(data, roller, rollers)},
+            rollers,
             {"hero_point": name, "opponent_hero_point": opponent},
         )
 
@@ -1222,11 +1452,16 @@ class GroupFlow(BaseFlow):
         self._long_phase("group_extended")
         name, target = _name(data, "participant"), _name(data, "target")
         self._require_control(actor, name, "lend AP")
-        dice = self._dice(data, roller, "roll", "resistance_roll")
+        rollers = {"roll": name, "resistance_roll": "the resistance"}
         return self._rolled(
             "lend",
-            {"name": name, "target": target, "amount": _int(data, "amount"), **dice},
-            {"roll": name, "resistance_roll": "the resistance"},
+            {
+                "name": name,
+                "target": target,
+                "amount": _int(data, "amount"),
+                **self._dice(data, roller, rollers),
+            },
+            rollers,
             {"hero_point": name},
         )
 
@@ -1244,26 +1479,29 @@ class GroupFlow(BaseFlow):
         if rating is None:
             rating = self.tn(participant).rating.total
         ability = _text(data, "ability", limit=MAX_NAME) or participant["ability"]
-        dice = self._dice(data, roller, "roll", "resistance_roll")
+        rollers = {"roll": name, "resistance_roll": "the resistance"}
         payload = self._rolled(
             "final_action",
-            {"name": name, "rating": rating, **dice},
-            {"roll": name, "resistance_roll": "the resistance"},
+            {"name": name, "rating": rating, **self._dice(data, roller, rollers)},
+            rollers,
             {"hero_point": name},
             note=ability,
         )
         participant["hero_points_spent"] += 1
         self._refresh_sides()
-        payload["summary"] = (
-            f"{name} spends a hero point on a final action with {ability}: " + payload["summary"]
-        )
+        spent = f"{name} spends a hero point on a final action with {ability}: "
+        for key in ("summary", "gm_summary"):
+            if key in payload:
+                payload[key] = spent + payload[key]
         payload["hero_point"] = {"participant": name, "character_id": payer}
         return payload
 
     def _do_gift(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """A character outside the contest tries to raise a participant's AP (§5.3.11):
         a bid up to their rating against twice the bid; on a defeat the named opponent
-        gains instead. Takes no one's turn."""
+        gains instead. Takes no one's turn, and is played at once unless a giver with a
+        sheet asks to see it first (`wait_for_hero_point`): then it waits, like any roll,
+        for their own hero point (R5.3) and the GM's `resolve`."""
         self._long_phase("group_extended")
         helper_id = data.get("helper_character_id")
         if helper_id is not None and any(p["character_id"] == helper_id for p in self.participants):
@@ -1274,7 +1512,8 @@ class GroupFlow(BaseFlow):
             raise IllegalAction("only the giver's player or the GM can offer that gift")
         helper = _name(data, "helper")
         recipient, opponent = _name(data, "recipient"), _name(data, "opponent")
-        dice = self._dice(data, roller, "roll", "resistance_roll")
+        rollers = {"roll": helper, "resistance_roll": "the resistance"}
+        gifters = {helper: helper_id} if helper_id and data.get("wait_for_hero_point") else {}
         return self._rolled(
             "gift",
             {
@@ -1282,11 +1521,12 @@ class GroupFlow(BaseFlow):
                 "opponent": opponent,
                 "rating": data.get("rating"),
                 "bid": _int(data, "bid", default=DEFAULT_BID),
-                **dice,
+                **self._dice(data, roller, rollers),
             },
-            {"roll": helper, "resistance_roll": "the resistance"},
-            {},
+            rollers,
+            {"hero_point": helper} if gifters else {},
             note=helper,
+            gifters=gifters,
         )
 
 

@@ -92,9 +92,8 @@ def contest_context(
         "odds": shared["odds"],
         "odds_table": shared["odds_table"],
         "hero_point_offer": flow.hero_point_offer(audience),
-        "gm_roll_hidden": audience != "gm"
-        and bool(flow.state.get("pending"))
-        and not flow.state["pending"].get("revealed", True),
+        # Hidden GM rolls (campaign option), one-on-one or group: BaseFlow decides.
+        "gm_roll_hidden": flow.hides_gm_roll(audience),
         "audience": audience,
         "events": events,
         "seq": contest.seq,
