@@ -965,6 +965,14 @@ class TableFlow(BaseFlow):
         self._require_gm(actor, "confirm consequences")
         self._require_phase("resolved")
         chosen = data.get("consequences")
+        edited = data.get("edit")
+        if isinstance(edited, dict):
+            # The GM's edit from the form: {"pc": "hurt", "opponent": ""} ("" is none).
+            chosen = [
+                {"side": side, "state": state}
+                for side, state in edited.items()
+                if side in SIDES and state and self.side(side)["character_id"] is not None
+            ]
         if chosen is None:
             chosen = self.state["suggested"]
         if not isinstance(chosen, list):

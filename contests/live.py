@@ -15,8 +15,11 @@ from django.template.loader import render_to_string
 from .broadcast import send_to_table_sync
 from .flows import TableFlow, load_flow
 from .models import Contest, ContestEvent, ContestStatus
+from .rules import ADVERSITY, FORTUNE
 
 LOG_LENGTH = 30
+# What the GM may record at the end of a contest (§2.11): adversity, then fortune.
+CONSEQUENCE_OPTIONS = tuple(s.value for s in (*ADVERSITY, *FORTUNE))
 
 
 def current_contest(campaign_id: int) -> Contest | None:
@@ -95,6 +98,7 @@ def contest_context(
         # Hidden GM rolls (campaign option), one-on-one or group: BaseFlow decides.
         "gm_roll_hidden": flow.hides_gm_roll(audience),
         "audience": audience,
+        "consequence_options": CONSEQUENCE_OPTIONS,
         "events": events,
         "seq": contest.seq,
         "totals": shared["totals"],

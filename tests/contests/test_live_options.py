@@ -100,3 +100,20 @@ def test_without_mechanical_consequences_nothing_is_written(campaign, session, g
     assert contest.state["suggested"] == []
     act(contest, gm, "apply_consequences", narration="She crosses, soaked.")
     assert contest.narration == "She crosses, soaked." and not tamsin.conditions.exists()
+
+
+def test_the_gm_edits_the_suggested_consequences(campaign, session, gm, alice, tamsin):
+    """§2.11: the engine suggests; the GM decides what is written to the sheet."""
+    contest = frame(campaign, gm, tamsin)
+    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    act(contest, gm, "roll", rolls=(18, 3))  # failure vs success: a minor defeat
+    act(contest, gm, "resolve")
+    assert contest.state["suggested"] == [{"side": "pc", "state": "impaired"}]
+    act(contest, gm, "apply_consequences", edit={"pc": "hurt"})
+    assert [c.state for c in tamsin.conditions.all()] == ["hurt"]
+    with pytest.raises(ContestError, match="not a state"):
+        contest = frame(campaign, gm, tamsin)
+        act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+        act(contest, gm, "roll", rolls=(18, 3))
+        act(contest, gm, "resolve")
+        act(contest, gm, "apply_consequences", edit={"pc": "cursed"})

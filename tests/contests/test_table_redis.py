@@ -71,3 +71,63 @@ async def test_presence_crosses_redis_between_two_app_instances(redis_layers, ca
     after = await receive_until(alice_socket, 'id="presence"', timeout=5)
     assert "Gwen" not in after
     await alice_socket.disconnect()
+
+
+async def test_an_action_on_one_instance_reaches_clients_of_the_other(
+    redis_layers, campaign, gm, alice, tamsin_and_session
+):
+    """The broadcast of a contest action crosses Redis to the other app instance."""
+    import json
+
+    contest = await database_sync_to_async(frame_contest)(campaign, gm, tamsin_and_session)
+    first_app = build_application(TableConsumer)
+    second_app = build_application(SecondInstanceTableConsumer)
+    gm_socket = table_socket(
+        first_app, campaign.pk, await database_sync_to_async(session_cookie)(gm)
+    )
+    alice_socket = table_socket(
+        second_app, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
+    for socket in (gm_socket, alice_socket):
+        assert (await socket.connect())[0]
+        await receive_until(socket, 'id="contest"', timeout=5)
+    await gm_socket.send_to(
+        text_data=json.dumps(
+            {
+                "action": "set_tactic",
+                "contest": contest.pk,
+                "key": "cross-redis",
+                "data": {"side": "pc", "tactic": "follow the heron"},
+            }
+        )
+    )
+    seen = await receive_until(alice_socket, 'data-seq="2"', timeout=5)
+    assert "follow the heron" in seen
+    await gm_socket.disconnect()
+    await alice_socket.disconnect()
+
+
+@pytest.fixture
+def tamsin_and_session(campaign, alice):
+    from django.utils import timezone
+
+    from campaigns.models import Session
+    from characters.models import Character
+
+    Session.objects.create(campaign=campaign, number=1, started_at=timezone.now())
+    return Character.objects.create(name="Tamsin", player=alice, campaign=campaign)
+
+
+def frame_contest(campaign, gm, tamsin):
+    from contests.services import contest_frame
+
+    return contest_frame(
+        campaign=campaign,
+        user=gm,
+        idempotency_key="redis-frame",
+        data={
+            "kind": "simple",
+            "pc": {"character_id": tamsin.pk},
+            "opponent": {"name": "River", "level": "moderate"},
+        },
+    ).contest

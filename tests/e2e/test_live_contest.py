@@ -108,7 +108,7 @@ def test_three_browsers_play_a_simple_then_a_scored_contest(browser, table_url):
     wait_seq(pages, 7)
     same_everywhere(pages, "#contest .outcome .result")
     gm.locator("input[name=narration]").fill("Tamsin finds the shallows.")
-    gm.get_by_role("button", name="Confirm the suggested consequences").click()
+    gm.get_by_role("button", name="Confirm the consequences").click()
     wait_seq(pages, 8)
     assert "Tamsin finds the shallows." in same_everywhere(pages, "#contest .outcome")
     same_everywhere(pages, "#roll-log")
