@@ -51,6 +51,7 @@ def demo_campaign_create() -> Campaign:
         interval_name="season",
     )
     demo_archive_create(campaign)
+    demo_community_resources(campaign)
     return campaign
 
 
@@ -192,3 +193,18 @@ def demo_archive_create(campaign: Campaign) -> None:
         ),
     )
     session.attendees.set(campaign.characters.all())
+
+
+# --- Ashfen's resources (issue 7) -----------------------------------------------------
+
+
+def demo_community_resources(campaign: Campaign) -> None:
+    """Ashfen's five resources with the §8.1.3 spread: a trading city that talks its way
+    out of trouble, keeps faith with its drowned gods and has few soldiers."""
+    from community.services import community_found
+
+    community_found(
+        community=Community.objects.get(campaign=campaign),
+        actor=campaign.gm,
+        ranked_names=["Wealth", "Diplomacy", "Magic", "Morale", "Military"],
+    )

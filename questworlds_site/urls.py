@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("campaigns.urls")),
     path("campaigns/<int:campaign_id>/table/", contest_views.table, name="table"),
     path("campaigns/<int:campaign_id>/table/act/", contest_views.act, name="table_act"),
+    path("campaigns/<int:campaign_id>/community/", include("community.urls")),
     path("characters/", include("characters.urls")),
     path("accounts/", include("questworlds_site.accounts.urls")),
     path("admin/", admin.site.urls),

@@ -1,0 +1,183 @@
+"""Read-side helpers for the community page, each in a fixed number of queries however
+long the community's history grows (the page shows one interval's changes at a time)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Case, Prefetch, When
+
+from characters.models import Ability, AbilityKind
+from contests.rules import community as rules
+from contests.rules.errors import RulesError
+
+from .charts import resource_charts
+from .models import (
+    Answer,
+    AnswerMode,
+    Choice,
+    Community,
+    CommunityStep,
+    DrawStatus,
+    Question,
+    Resource,
+    ResourceChange,
+    ResourceDraw,
+    rating_text,
+)
+from .services import has_play_history, open_session, questionnaire_scores
+
+
+def _steps(community: Community, interval: int) -> list[CommunityStep]:
+    """One interval's steps, newest first, with their changes (two queries)."""
+    changes = ResourceChange.objects.select_related("resource").order_by("id")
+    return list(
+        community.steps.filter(interval=interval)
+        .select_related("actor", "contest", "session")
+        .prefetch_related(Prefetch("changes", queryset=changes))
+        .order_by("-created_at", "-id")
+    )
+
+
+def notation_context(community: Community) -> dict[str, Any]:
+    """The live notation table (§8.1.4): the same for every member, so one rendering
+    can be broadcast to all of them."""
+    resources = list(community.resources.all())
+    draws = list(
+        community.draws.filter(interval=community.interval_number)
+        .select_related("resource", "contest")
+        .order_by("created_at", "id")
+    )
+    return {
+        "community": community,
+        "campaign_id": community.campaign_id,
+        "resources": resources,
+        "average": rating_text(rules.average_rating([r.rating for r in resources]).total)
+        if resources
+        else "",
+        "crises": [r for r in resources if r.crisis],
+        "steps": _steps(community, community.interval_number),
+        "social_penalties": [d for d in draws if d.social_penalty],
+        "approved_draws": [d for d in draws if d.status == DrawStatus.APPROVED],
+    }
+
+
+def chart_context(community: Community, resources: list[Resource] | None = None) -> dict:
+    resources = list(community.resources.all()) if resources is None else resources
+    records = list(community.intervals.all())
+    return {
+        "community": community,
+        "interval_records": records,
+        "charts": resource_charts(
+            resources, records, community.interval_number, community.interval_name
+        )
+        if resources
+        else [],
+    }
+
+
+def interval_end_preview(community: Community, resources: list[Resource]) -> list[str]:
+    """What ending the interval now would do (§8.3), computed by the rules engine on a
+    copy: one line per rating that would change."""
+    if not resources:
+        return []
+    state = community.to_rules(resources, better_roll=community.campaign.rules_options.better_roll)
+    try:
+        changes = state.end_interval(community.interval_number)
+    except RulesError:
+        return []
+    return [
+        f"{c.resource}: {rating_text(c.before)} → {rating_text(c.after)} ({c.reason})"
+        for c in changes
+        if c.column == "rating"
+    ]
+
+
+def past_interval_context(community: Community, number: int) -> dict[str, Any] | None:
+    """A finished interval's notation table as it ended, and its changes."""
+    record = community.intervals.filter(number=number).first()
+    if record is None:
+        return None
+    return {"record": record, "steps": _steps(community, number)}
+
+
+def questionnaire_context(community: Community, user, role: str) -> dict[str, Any]:
+    """The questions with their choices, each player's (or the group's) answer, and for
+    the GM the secret scores and each resource's total."""
+    questions = list(
+        community.questions.prefetch_related(
+            Prefetch("choices", queryset=Choice.objects.order_by("position", "id")),
+            Prefetch("answers", queryset=Answer.objects.select_related("user", "choice")),
+        )
+    )
+    consensus = community.answer_mode == AnswerMode.CONSENSUS
+    for question in questions:
+        answers = list(question.answers.all())
+        question.group_answer = answers[0] if consensus and answers else None
+        question.my_answer = next((a for a in answers if a.user_id == user.pk), None)
+        question.answer_list = answers
+    context: dict[str, Any] = {"questions": questions, "consensus": consensus}
+    if role == "gm":
+        resources = list(community.resources.all())
+        names = {str(r.pk): r.name for r in resources}
+        for question in questions:
+            for choice in question.choices.all():
+                choice.score_text = ", ".join(
+                    f"{names.get(k, '?')} {v:+d}" for k, v in choice.scores.items()
+                )
+        scores = questionnaire_scores(community)
+        context["scores"] = [(r, scores.get(r.pk, 0)) for r in resources]
+    return context
+
+
+def draw_abilities(community: Community) -> list[Ability]:
+    """The campaign's characters' own abilities that can lobby (not flaws, not a
+    sidekick's), relationships first, with their characters."""
+    relationships_first = Case(When(kind=AbilityKind.RELATIONSHIP, then=0), default=1)
+    return list(
+        Ability.objects.filter(character__campaign_id=community.campaign_id, follower=None)
+        .exclude(kind=AbilityKind.FLAW)
+        .select_related("character", "keyword")
+        .order_by("character__name", "character_id", relationships_first, "position", "id")
+    )
+
+
+def page_context(
+    community: Community, *, role: str, user, interval: int | None = None
+) -> dict[str, Any]:
+    """Everything the community page shows to one member."""
+    context = notation_context(community)
+    resources = context["resources"]
+    context.update(chart_context(community, resources))
+    context["records"] = [record.number for record in context["interval_records"]]
+    context["selected"] = (
+        past_interval_context(community, interval)
+        if interval and interval != community.interval_number
+        else None
+    )
+    context["role"] = role
+    context["in_setup"] = not has_play_history(community)
+    context["question_count"] = Question.objects.filter(community=community).count()
+    if role == "gm":
+        session = open_session(community.campaign)
+        context["open_session"] = session
+        context["crisis_due"] = (
+            session is not None
+            and community.crisis_tests_session_id != session.pk
+            and any(r.total < 0 for r in resources)
+        )
+        context["preview"] = interval_end_preview(community, resources)
+        context["cementable"] = [r for r in resources if r.background > 0]
+    return context
+
+
+def draws_context(community: Community) -> dict[str, Any]:
+    """The GM's page for drawing on resources by hand: this interval's draws."""
+    return {
+        "draws": list(
+            ResourceDraw.objects.filter(community=community, interval=community.interval_number)
+            .select_related("resource", "contest", "session")
+            .order_by("-created_at", "-id")
+        ),
+        "open_session": open_session(community.campaign),
+    }
