@@ -505,7 +505,8 @@ class TableFlow(BaseFlow):
             "states": list(states),
             "tactic": "",
             "modifiers": [],
-            "augments": [],
+            # A community resource drawn on as an augment comes with the framing (§8.2).
+            "augments": [dict(a) for a in raw.get("augments", []) if isinstance(a, dict)],
             "round_tactic": "normal",
             "hero_points_spent": 0,
         }

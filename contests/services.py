@@ -22,7 +22,7 @@ from characters.models import Ability, Character
 
 from .flows import Actor, TableFlow, flow_class, load_flow
 from .models import Contest, ContestEvent, ContestParticipant, ContestStatus
-from .rules import IllegalAction, Rating, RulesError, d20, resistance
+from .rules import IllegalAction, Rating, RulesError, d20, quick_augment, resistance
 
 MAX_KEY_LENGTH = 64
 # Group flows keep every die of an action under "dice".
@@ -183,6 +183,66 @@ def _resistance_side(campaign: Campaign, raw: dict) -> dict:
     return {"name": name, "rating": total, "ability": raw.get("ability", "")}
 
 
+def _approved_draw(campaign: Campaign, draw_id: Any):
+    from community.models import ResourceDraw
+
+    if isinstance(draw_id, bool) or not isinstance(draw_id, int):
+        raise ContestError("draw_id must be a whole number")
+    draw = (
+        ResourceDraw.objects.select_related("resource", "character")
+        .filter(pk=draw_id, community__campaign=campaign, status="approved")
+        .first()
+    )
+    if draw is None:
+        raise ContestError("there is no approved, unsettled draw on a resource with that number")
+    return draw
+
+
+def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> None:
+    """Use an approved draw on a community resource (§8.2) in this contest: the resource
+    is the PC's ability, or a quick augment to it; its depletion is settled when the GM
+    confirms the consequences."""
+    if draw_id in (None, ""):
+        return
+    draw = _approved_draw(campaign, draw_id)
+    if draw.character_id != framing["pc"]["character_id"]:
+        raise ContestError(f"that draw is {draw.character_name}'s; frame the contest for them")
+    rating = draw.resource.effective_total
+    framing["draw_id"] = draw.pk
+    if draw.used_as == "augment":
+        bonus = quick_augment(rating, rounding=campaign.rules_options.quick_augment_rounding)
+        framing["pc"]["augments"] = [
+            {
+                "kind": "quick",
+                "helper": draw.resource.name,
+                "ability": "community resource",
+                "bonus": bonus,
+            }
+        ]
+    else:
+        framing["pc"].update(ability=draw.resource.name, rating=rating, states=[])
+
+
+def _settle_resource_draw(contest: Contest, flow: TableFlow, user) -> dict:
+    from community.services import community_draw_settle
+
+    draw_id = contest.framing.get("draw_id")
+    level = flow.level_for_pc()
+    if draw_id is None or level is None:
+        return {}
+    draw = _approved_draw(contest.campaign, draw_id)
+    settled = community_draw_settle(
+        draw=draw, actor=user, outcome_level=level, contest_id=contest.pk
+    )
+    return {
+        "resource_draw": {
+            "resource": draw.resource.name,
+            "depletion": settled.draw.depletion,
+            "social_penalty": settled.social_penalty,
+        }
+    }
+
+
 def _emit(contest: Contest, event: ContestEvent) -> None:
     # Imported here: rendering pulls in templates, which services need not load.
     from .live import broadcast_contest
@@ -235,6 +295,7 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
     else:
         framing["pc"] = _character_side(campaign, data.get("pc") or {}, "PC")
         opponent = data.get("opponent") or {}
+        _frame_resource_draw(campaign, data.get("draw_id"), framing)
         framing["opponent"] = (
             _character_side(campaign, opponent, "opponent")
             if opponent.get("character_id")
@@ -426,6 +487,7 @@ def _apply_side_effects(
             )
             created.append(condition.pk)
         effects["conditions"] = created
+        effects.update(_settle_resource_draw(contest, flow, user))
     return effects
 
 
@@ -465,6 +527,11 @@ def _reverse_side_effects(event: ContestEvent, user) -> None:
     from characters import services as characters
     from characters.models import Condition
 
+    if event.payload.get("resource_draw"):
+        raise ContestError(
+            "the community resource's depletion is settled and stays; "
+            "the GM can correct it with a plot event on the community page"
+        )
     if event.payload.get("hero_point"):
         character = Character.objects.get(pk=event.payload["hero_point"]["character_id"])
         # The ledger undoes only its latest step; the spend must still be that step.

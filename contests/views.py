@@ -73,9 +73,21 @@ def _table_context(campaign, role: str, user) -> dict:
         "abilities_by_character": by_character,
         "open_session": Session.objects.filter(campaign=campaign, ended_at__isnull=True).first(),
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
+        "draws": _approved_draws(campaign) if role == "gm" else [],
         "new_key": uuid.uuid4().hex,
         **live.contest_context(contest, role),
     }
+
+
+def _approved_draws(campaign) -> list:
+    """Approved draws on the community's resources, waiting for their contest (§8.2)."""
+    from community.models import ResourceDraw
+
+    return list(
+        ResourceDraw.objects.filter(community__campaign=campaign, status="approved")
+        .select_related("resource")
+        .order_by("id")
+    )
 
 
 def table(request: HttpRequest, campaign_id: int) -> HttpResponse:

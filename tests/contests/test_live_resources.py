@@ -1,0 +1,120 @@
+"""Drawing on a community resource in a live contest (§8.2; issues 6 and 7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from community.models import ResourceDraw
+from community.services import community_create, community_draw_start, community_found
+from contests.rules import fixed_rolls
+from contests.services import ContestError, contest_act, contest_frame
+
+from .conftest import ability, key
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def wealth(campaign, gm):
+    community = community_create(campaign=campaign, actor=gm, name="Ashfen")
+    resources = community_found(
+        community=community,
+        actor=gm,
+        ranked_names=["Wealth", "Diplomacy", "Magic", "Morale", "Military"],
+    )
+    return resources[0]  # 12W = 32
+
+
+def draw(wealth, alice, tamsin, used_as):
+    # Boatcraft 17 rolls 3 (success) against moderate 14 rolling 16 (failure): approved.
+    return community_draw_start(
+        community=wealth.community,
+        actor=alice,
+        resource=wealth,
+        character=tamsin,
+        ability=ability(tamsin, "Boatcraft"),
+        purpose="hire the ferries",
+        used_as=used_as,
+        roller=fixed_rolls(3, 16),
+    )
+
+
+def play(contest, gm, alice, rolls):
+    for user, action, data in (
+        (gm, "roll", {}),
+        (gm, "resolve", {}),
+        (gm, "apply_consequences", {"narration": "The ferries come."}),
+    ):
+        contest_act(
+            contest_id=contest.pk,
+            user=user,
+            action=action,
+            data=data,
+            idempotency_key=key(),
+            roller=fixed_rolls(*rolls),
+        )
+        contest.refresh_from_db()
+    return contest
+
+
+def frame(campaign, gm, tamsin, draw_id):
+    return contest_frame(
+        campaign=campaign,
+        user=gm,
+        idempotency_key=key(),
+        data={
+            "kind": "simple",
+            "prize": "move the grain",
+            "pc": {"character_id": tamsin.pk},
+            "opponent": {"name": "The flood", "level": "high"},
+            "draw_id": draw_id,
+        },
+    ).contest
+
+
+def test_the_resource_is_the_ability_and_is_depleted_by_the_outcome(
+    campaign, session, gm, alice, tamsin, wealth
+):
+    approved = draw(wealth, alice, tamsin, "ability")
+    assert approved.status == "approved"
+    contest = frame(campaign, gm, tamsin, approved.pk)
+    assert contest.state["sides"]["pc"]["ability"] == "Wealth"
+    assert contest.state["sides"]["pc"]["rating"] == 32  # 12W (R17)
+    # 12W rolls 5: success, bumped to a critical by the mastery; high (20) rolls 15:
+    # success. A minor victory.
+    contest = play(contest, gm, alice, rolls=(5, 15))
+    approved.refresh_from_db()
+    # §8.2 Resource Depletion Table: a minor victory costs the resource 3.
+    assert (contest.outcome_level, approved.status, approved.depletion) == (2, "settled", -3)
+    assert approved.contest_id == contest.pk
+    assert "Wealth" in contest.events.last().payload["resource_draw"]["resource"]
+    with pytest.raises(ContestError, match="settled and stays"):
+        contest_act(contest_id=contest.pk, user=gm, action="undo", data={}, idempotency_key=key())
+
+
+def test_the_resource_as_an_augment_adds_a_quick_augment(
+    campaign, session, gm, alice, tamsin, wealth
+):
+    approved = draw(wealth, alice, tamsin, "augment")
+    contest = frame(campaign, gm, tamsin, approved.pk)
+    assert contest.state["sides"]["pc"]["augments"][0]["bonus"] == 32 // 5  # R8 quick augment
+    contest_act(
+        contest_id=contest.pk,
+        user=alice,
+        action="choose_ability",
+        data={"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
+        idempotency_key=key(),
+    )
+    contest.refresh_from_db()
+    assert str(contest.state["sides"]["pc"]["augments"][0]["bonus"]) == "6"
+
+
+def test_someone_elses_or_a_refused_draw_cannot_be_used(
+    campaign, session, gm, alice, tamsin, brannoc, wealth
+):
+    approved = draw(wealth, alice, tamsin, "ability")
+    with pytest.raises(ContestError, match="Tamsin's"):
+        frame(campaign, gm, brannoc, approved.pk)
+    ResourceDraw.objects.filter(pk=approved.pk).update(status="refused")
+    with pytest.raises(ContestError, match="no approved"):
+        frame(campaign, gm, tamsin, approved.pk)
