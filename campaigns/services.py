@@ -20,6 +20,7 @@ from django.utils import timezone
 from characters import services as character_services
 from characters.models import Character
 from contests.broadcast import send_to_table_on_commit
+from contests.rules.dice import d20
 from contests.rules.errors import RulesError
 from contests.rules.options import RulesOptions
 from contests.rules.ratings import Rating
@@ -402,9 +403,11 @@ def session_start(
     title: str = "",
     attendees: Iterable[Character] | None = None,
     started_at=None,
+    roller=None,
 ) -> Session:
     """Open the next session. Each attending character's hero points refresh per the
-    campaign's economy (R15: +1 advances, +3 classic) through the character ledger.
+    campaign's economy (R15: +1 advances, +3 classic) through the character ledger, and
+    the community's penalised resources face their crisis tests (§8.2.5).
 
     Without `attendees`, every character of the campaign attends. The first session
     starts Season 1 when the GM has not started a season.
@@ -436,7 +439,19 @@ def session_start(
     session.attendees.set(characters)
     for character in characters:
         character_services.character_session_start(character=character, actor=actor)
+    _crisis_tests_at_session_start(campaign, actor, roller)
     return session
+
+
+def _crisis_tests_at_session_start(campaign: Campaign, actor, roller=None) -> None:
+    """§8.2.5: each community resource carrying a penalty faces a crisis test as the
+    session starts (the community page shows the results live)."""
+    from community.models import Community
+    from community.services import community_crisis_tests
+
+    community = Community.objects.filter(campaign=campaign).first()
+    if community is not None and community.resources.filter(total__lt=0).exists():
+        community_crisis_tests(community=community, actor=actor, roller=roller or d20)
 
 
 @transaction.atomic

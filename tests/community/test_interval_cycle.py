@@ -26,11 +26,14 @@ def test_three_intervals_with_fixed_dice(community, gm, campaign, tamsin, ashfen
         assert services.community_interval_end(community=community, actor=gm, interval=number)
         community.refresh_from_db()
 
-    def session():
+    def session(*rolls):
         open_one = campaign.sessions.filter(ended_at__isnull=True).first()
         if open_one:
             campaign_services.session_end(session=open_one, actor=gm)
-        return campaign_services.session_start(campaign=campaign, actor=gm)
+        # A penalised resource faces a crisis test as the session starts (§8.2.5).
+        return campaign_services.session_start(
+            campaign=campaign, actor=gm, roller=fixed_rolls(*rolls)
+        )
 
     r = lambda name: resource(community, name)  # noqa: E731
 
@@ -49,7 +52,7 @@ def test_three_intervals_with_fixed_dice(community, gm, campaign, tamsin, ashfen
         "Morale": (18, 0, 0, 0, 0),
         "Military": (12, 3, 0, 3, 0),
     }
-    session()
+    session(1, 20)  # Magic's crisis test (§8.2.5): a critical against a fumble, no crisis
     draw = start_draw(community, gm, tamsin, ashfen_born, purpose="buy seed corn")
     services.community_draw_settle(draw=draw, actor=gm, outcome_level=2)  # -3
     services.community_bolster(community=community, actor=gm, resource=r("Morale"), outcome_level=3)
@@ -84,10 +87,8 @@ def test_three_intervals_with_fixed_dice(community, gm, campaign, tamsin, ashfen
         # Military minor V +3.
         roller=fixed_rolls(20, 1, 2, 3, 1, 20, 1, 1, 11, 20),
     )
-    session()
-    crisis = services.community_crisis_tests(
-        community=community, actor=gm, roller=fixed_rolls(10, 2)
-    )
+    session(10, 2)
+    crisis = community.steps.order_by("-id").first()
     assert [(t["resource"], t["outcome"]) for t in crisis.rolls] == [("Wealth", "minor defeat")]
     services.community_crisis_narrate(
         community=community, actor=gm, resource=r("Wealth"), text="Merchants flee upriver."
@@ -123,7 +124,7 @@ def test_three_intervals_with_fixed_dice(community, gm, campaign, tamsin, ashfen
         # vs a failure bumped to success: major D -6.
         roller=fixed_rolls(3, 20, 12, 4, 19, 19, 2, 1, 20, 10),
     )
-    session()
+    session(1, 20, 1, 20)  # Morale's and Military's crisis tests: both won, no crisis
     draw = start_draw(community, gm, tamsin, ashfen_born, purpose="ransom the ferrymen")
     settled = services.community_draw_settle(draw=draw, actor=gm, outcome_level=-4)
     assert settled.social_penalty == -9
@@ -172,6 +173,7 @@ def test_three_intervals_with_fixed_dice(community, gm, campaign, tamsin, ashfen
     assert kinds[1] == [
         StepKind.SETUP,
         StepKind.BACKGROUND,
+        StepKind.CRISIS,  # run by the session's start (§8.2.5)
         StepKind.LOBBYING,
         StepKind.DEPLETION,
         StepKind.BOLSTER,

@@ -287,8 +287,8 @@ def test_crisis_tests_start_and_worsen_crises_until_bolstered(community, gm, cam
         community=community, actor=gm, resource=wealth, text="The granaries stand empty."
     )
     campaign_services.session_end(session=session, actor=gm)
-    campaign_services.session_start(campaign=campaign, actor=gm)
-    services.community_crisis_tests(community=community, actor=gm, roller=fixed_rolls(20, 1, 3, 20))
+    # The next session's start runs the crisis tests itself (§8.2.5).
+    campaign_services.session_start(campaign=campaign, actor=gm, roller=fixed_rolls(20, 1, 3, 20))
     wealth.refresh_from_db()
     assert (wealth.crisis, wealth.crisis_note) == (2, "The granaries stand empty.")
 

@@ -256,19 +256,19 @@ def test_crisis_tests_and_narration_by_hand(client, community, gm, campaign, tam
     )
     response = client.post(url(community, "crisis"), follow=True)
     assert "start a session first" in response.content.decode()
-    campaign_services.session_start(campaign=campaign, actor=gm)
-    assert (
-        "Run the crisis tests for Session 1" in client.get(url(community, "page")).content.decode()
-    )
-    # Server dice: whatever they say, the test ran once for this session.
-    client.post(url(community, "crisis"))
+    # The session's start runs the crisis test (§8.2.5): a fumble against a critical.
+    campaign_services.session_start(campaign=campaign, actor=gm, roller=fixed_rolls(20, 1))
     community.refresh_from_db()
     assert community.crisis_tests_session is not None
+    page = client.get(url(community, "page")).content.decode()
+    assert "Run the crisis tests for Session 1" not in page
+    response = client.post(url(community, "crisis"), follow=True)
+    assert "done already" in response.content.decode()
     wealth.refresh_from_db()
-    if wealth.crisis:
-        client.post(url(community, "crisis_narrate", wealth.pk), {"text": "Empty granaries."})
-        page = client.get(url(community, "page")).content.decode()
-        assert "Crisis in Wealth" in page and "Empty granaries." in page
+    assert wealth.crisis == 1
+    client.post(url(community, "crisis_narrate", wealth.pk), {"text": "Empty granaries."})
+    page = client.get(url(community, "page")).content.decode()
+    assert "Crisis in Wealth" in page and "Empty granaries." in page
 
 
 # --------------------------------------------------------------------- query counts
