@@ -6,7 +6,9 @@ characters by their place in the export (`1`, `2`, ...), abilities by character 
 name (`1:Boatcraft`, `1:flaw:Greedy`, `1:Oro/Sharp eyes`), sessions and contests by
 number. Ids inside JSON columns (a contest's framing and state, event payloads, ledger
 snapshots) are rewritten the same way: keys ending in `character_id`, `player_id`,
-`user_id`, `ability_id` and `npc_id` (NPCs by name).
+`user_id`, `ability_id` and `npc_id` (NPCs by name). The community's resources go by
+name and its draws by their place in the export; the resource ids in questionnaire
+scores and in finished intervals' rows become names too.
 
 Each character's sheet goes through the characters app's own export and import
 (`character_export`, `character_import`); the campaign adds what belongs to the table:
@@ -29,7 +31,20 @@ from django.utils.dateparse import parse_datetime
 from characters.models import Ability, AbilityKind, Character, Condition, LedgerEntry, LedgerStep
 from characters.selectors import character_export
 from characters.services import character_import
-from community.models import Community
+from community.models import (
+    Answer,
+    AnswerMode,
+    Choice,
+    Community,
+    CommunityStep,
+    IntervalRecord,
+    Question,
+    RequiredResourceUse,
+    Resource,
+    ResourceChange,
+    ResourceDraw,
+    UsedAs,
+)
 from contests.models import Contest, ContestEvent, ContestParticipant
 from contests.rules.ratings import Rating
 
@@ -240,12 +255,13 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     ]
     community = Community.objects.filter(campaign=campaign).first()
     data["community"] = (
-        {
-            "name": community.name,
-            "description": community.description,
-            "interval_name": community.interval_name,
-            "interval_number": community.interval_number,
-        }
+        _community_out(
+            community,
+            refs,
+            dict(campaign.sessions.values_list("pk", "number")),
+            contest_numbers,
+            username,
+        )
         if community
         else None
     )
@@ -373,6 +389,149 @@ def _character_out(
     }
 
 
+def _community_out(
+    community: Community,
+    refs: _Refs,
+    session_numbers: dict[int, int],
+    contest_numbers: dict[int, int],
+    username,
+) -> dict[str, Any]:
+    """The community whole: resources (keyed by name, unique in a community), the
+    notation history (steps and their changes, finished intervals), draws (keyed by
+    their place in the export), required uses and the questionnaire with its answers."""
+    table = _id_tables(refs)
+    resources = list(community.resources.order_by("position", "id"))
+    names = {r.pk: r.name for r in resources}
+    by_text = {str(pk): name for pk, name in names.items()}
+    draws = list(community.draws.order_by("created_at", "id"))
+    draw_keys = {d.pk: key for key, d in enumerate(draws, 1)}
+    steps = community.steps.prefetch_related(
+        Prefetch("changes", queryset=ResourceChange.objects.order_by("id"))
+    ).order_by("created_at", "id")
+    questions = community.questions.prefetch_related(
+        Prefetch("choices", queryset=Choice.objects.order_by("position", "id")),
+        Prefetch("answers", queryset=Answer.objects.order_by("id")),
+    ).order_by("position", "id")
+
+    def question_out(question: Question) -> dict[str, Any]:
+        choices = list(question.choices.all())
+        choice_keys = {c.pk: key for key, c in enumerate(choices, 1)}
+        return {
+            "position": question.position,
+            "text": question.text,
+            "choices": [
+                {
+                    "position": c.position,
+                    "text": c.text,
+                    # Scores map resource ids (as text) to points: by name here.
+                    "scores": {by_text[k]: v for k, v in c.scores.items() if k in by_text},
+                }
+                for c in choices
+            ],
+            "answers": [
+                {
+                    "choice": choice_keys[a.choice_id],
+                    "user": username(a.user_id),
+                    "answered_at": _when(a.answered_at),
+                }
+                for a in question.answers.all()
+            ],
+        }
+
+    return {
+        "name": community.name,
+        "description": community.description,
+        "interval_name": community.interval_name,
+        "interval_number": community.interval_number,
+        "background_done": community.background_done,
+        "crisis_tests_session": session_numbers.get(community.crisis_tests_session_id),
+        "answer_mode": community.answer_mode,
+        "resources": [
+            {
+                "name": r.name,
+                "position": r.position,
+                **{column: getattr(r, column) for column in Resource.COLUMNS},
+                "crisis_note": r.crisis_note,
+            }
+            for r in resources
+        ],
+        "required_uses": [
+            {"resource": names[u.resource_id], "action": u.action}
+            for u in community.required_uses.order_by("action", "id")
+        ],
+        "draws": [
+            {
+                "key": draw_keys[d.pk],
+                "resource": names[d.resource_id],
+                "character": refs.characters.get(d.character_id),
+                "character_name": d.character_name,
+                "actor": username(d.actor_id),
+                "session": session_numbers.get(d.session_id),
+                "interval": d.interval,
+                "purpose": d.purpose,
+                "used_as": d.used_as,
+                "required_action": d.required_action,
+                "ability_name": d.ability_name,
+                "ability_rating": d.ability_rating,
+                "resistance_level": d.resistance_level,
+                "resistance_rating": d.resistance_rating,
+                "modifier": d.modifier,
+                "lobbying": _rewrite_ids(d.lobbying, table),
+                "lobbying_level": d.lobbying_level,
+                "status": d.status,
+                "outcome_level": d.outcome_level,
+                "depletion": d.depletion,
+                "social_penalty": d.social_penalty,
+                "contest": contest_numbers.get(d.contest_id),
+                "created_at": _when(d.created_at),
+                "settled_at": _when(d.settled_at),
+            }
+            for d in draws
+        ],
+        "steps": [
+            {
+                "interval": s.interval,
+                "kind": s.kind,
+                "summary": s.summary,
+                "note": s.note,
+                "actor": username(s.actor_id),
+                "session": session_numbers.get(s.session_id),
+                "contest": contest_numbers.get(s.contest_id),
+                "draw": draw_keys.get(s.draw_id),
+                "rolls": _rewrite_ids(s.rolls, table),
+                "created_at": _when(s.created_at),
+                "changes": [
+                    {
+                        "resource": names[c.resource_id],
+                        "column": c.column,
+                        "before": c.before,
+                        "after": c.after,
+                        "reason": c.reason,
+                    }
+                    for c in s.changes.all()
+                ],
+            }
+            for s in steps
+        ],
+        "intervals": [
+            {
+                "number": record.number,
+                # Each row names its resource by id: by name here.
+                "rows": [
+                    {**row, "id": names.get(row["id"])}
+                    if isinstance(row, dict) and "id" in row
+                    else row
+                    for row in record.rows
+                ],
+                "ended_at": _when(record.ended_at),
+                "ended_by": username(record.ended_by_id),
+            }
+            for record in community.intervals.order_by("number")
+        ],
+        "questions": [question_out(q) for q in questions],
+    }
+
+
 # --------------------------------------------------------------------- import
 
 
@@ -496,14 +655,13 @@ def campaign_import(*, data: Any) -> Campaign:
         refs.npcs[npc.name] = npc.pk
         if item.get("created_at"):
             Npc.objects.filter(pk=npc.pk).update(created_at=_parse_when(item["created_at"], "npc"))
-    if data.get("community"):
-        community = Community(campaign=campaign, **data["community"])
-        community.full_clean()
-        community.save()
     contest_ids = _import_contests(campaign, data.get("contests", []), sessions, refs, user)
     for condition, contest in pending_conditions:
         condition.contest_id = contest_ids.get(contest)
         condition.save(update_fields=["contest_id"])
+    if data.get("community"):
+        community_data = _require(data, "community", dict, "the file")
+        _import_community(campaign, community_data, refs, sessions, contest_ids, user)
     return Campaign.objects.get(pk=campaign.pk)
 
 
@@ -703,6 +861,191 @@ def _import_contests(campaign, items: list, sessions, refs: _Refs, user) -> dict
             stamped.append(event)
     ContestEvent.objects.bulk_update(stamped, ["created_at"], batch_size=1000)
     return {c.number: c.pk for c in contests}
+
+
+def _key(table: dict, key: Any, what: str, where: str) -> Any:
+    """`table[key]`, None for no key, or a ValidationError naming what is missing."""
+    if key is None:
+        return None
+    if key not in table:
+        raise ValidationError(f"{where}: {what} {key!r} is not in the file.")
+    return table[key]
+
+
+def _import_community(campaign, item: dict, refs: _Refs, sessions, contest_ids, user) -> Community:
+    """The community and everything under it, parents first: resources, draws (they
+    name resources, characters, sessions and contests), steps (they name draws), their
+    changes, finished intervals, required uses, then questions, choices and answers."""
+    where = "the community"
+    community = Community(
+        campaign=campaign,
+        name=item.get("name", ""),
+        description=item.get("description", ""),
+        interval_name=item.get("interval_name", "season"),
+        interval_number=item.get("interval_number", 1),
+        background_done=bool(item.get("background_done", False)),
+        crisis_tests_session=_key(sessions, item.get("crisis_tests_session"), "session", where),
+        answer_mode=item.get("answer_mode", AnswerMode.CONSENSUS),
+    )
+    community.full_clean()
+    community.save()
+    resources: dict[str, int] = {}
+    for row in item.get("resources", []):
+        resource = Resource(
+            community=community,
+            name=row.get("name", ""),
+            position=row.get("position"),
+            rating=row.get("rating"),
+            **{column: row.get(column, 0) for column in Resource.COLUMNS if column != "rating"},
+            crisis_note=row.get("crisis_note", ""),
+        )
+        resource.full_clean()
+        resource.save()
+        resources[resource.name] = resource.pk
+    by_text = {name: str(pk) for name, pk in resources.items()}
+    table = _id_tables(refs)
+
+    def resource_id(name: Any, at: str) -> int:
+        if name not in resources:
+            raise ValidationError(f"{at}: resource {name!r} is not in the file.")
+        return resources[name]
+
+    draws, draw_stamps, draw_ids = [], [], {}
+    for d in item.get("draws", []):
+        at = f"community draw {d.get('key')}"
+        draw = ResourceDraw(
+            community=community,
+            resource_id=resource_id(d.get("resource"), at),
+            character_id=_key(refs.characters, d.get("character"), "character", at),
+            character_name=d.get("character_name", ""),
+            actor=user(d.get("actor"), at),
+            session=_key(sessions, d.get("session"), "session", at),
+            interval=d.get("interval"),
+            purpose=d.get("purpose", ""),
+            used_as=d.get("used_as", UsedAs.ABILITY),
+            required_action=d.get("required_action", ""),
+            ability_name=d.get("ability_name", ""),
+            ability_rating=d.get("ability_rating"),
+            resistance_level=d.get("resistance_level", ""),
+            resistance_rating=d.get("resistance_rating"),
+            modifier=d.get("modifier", 0),
+            lobbying=_rewrite_ids(d.get("lobbying", {}), table),
+            lobbying_level=d.get("lobbying_level"),
+            status=d.get("status"),
+            outcome_level=d.get("outcome_level"),
+            depletion=d.get("depletion"),
+            social_penalty=d.get("social_penalty", 0),
+            contest_id=_key(contest_ids, d.get("contest"), "contest", at),
+            settled_at=_parse_when(d.get("settled_at"), at),
+        )
+        # Links were resolved above (a lost session or actor stays empty).
+        draw.full_clean(
+            exclude=["community", "resource", "character", "actor", "session", "contest"],
+            validate_constraints=False,
+        )
+        draws.append(draw)
+        draw_stamps.append(_parse_when(d.get("created_at"), at))
+    ResourceDraw.objects.bulk_create(draws)
+    for draw, d, when in zip(draws, item.get("draws", []), draw_stamps, strict=True):
+        draw_ids[d.get("key")] = draw.pk
+        draw.created_at = when or draw.created_at
+    ResourceDraw.objects.bulk_update(draws, ["created_at"], batch_size=500)
+
+    steps, step_stamps, changes = [], [], []
+    for n, s in enumerate(item.get("steps", []), 1):
+        at = f"community step {n}"
+        step = CommunityStep(
+            community=community,
+            interval=s.get("interval"),
+            kind=s.get("kind"),
+            summary=s.get("summary", ""),
+            note=s.get("note", ""),
+            actor=user(s.get("actor"), at),
+            session=_key(sessions, s.get("session"), "session", at),
+            contest_id=_key(contest_ids, s.get("contest"), "contest", at),
+            draw_id=_key(draw_ids, s.get("draw"), "draw", at),
+            rolls=_rewrite_ids(s.get("rolls", []), table),
+        )
+        step.full_clean(exclude=["community", "actor", "session", "contest", "draw"])
+        steps.append(step)
+        step_stamps.append(_parse_when(s.get("created_at"), at))
+    CommunityStep.objects.bulk_create(steps, batch_size=500)
+    for n, (step, s, when) in enumerate(
+        zip(steps, item.get("steps", []), step_stamps, strict=True), 1
+    ):
+        step.created_at = when or step.created_at
+        for c in s.get("changes", []):
+            change = ResourceChange(
+                step=step,
+                resource_id=resource_id(c.get("resource"), f"community step {n}"),
+                column=c.get("column"),
+                before=c.get("before"),
+                after=c.get("after"),
+                reason=c.get("reason", ""),
+            )
+            change.full_clean(exclude=["step", "resource"])
+            changes.append(change)
+    CommunityStep.objects.bulk_update(steps, ["created_at"], batch_size=500)
+    ResourceChange.objects.bulk_create(changes, batch_size=1000)
+
+    for record_data in item.get("intervals", []):
+        at = f"community interval {record_data.get('number')}"
+        record = IntervalRecord(
+            community=community,
+            number=record_data.get("number"),
+            rows=[
+                {**row, "id": resources.get(row["id"])}
+                if isinstance(row, dict) and "id" in row
+                else row
+                for row in record_data.get("rows", [])
+            ],
+            ended_by=user(record_data.get("ended_by"), at),
+        )
+        record.full_clean(exclude=["ended_by"])
+        record.save()
+        if record_data.get("ended_at"):
+            IntervalRecord.objects.filter(pk=record.pk).update(
+                ended_at=_parse_when(record_data["ended_at"], at)
+            )
+    for u in item.get("required_uses", []):
+        use = RequiredResourceUse(
+            community=community,
+            resource_id=resource_id(u.get("resource"), "a required use"),
+            action=u.get("action", ""),
+        )
+        use.full_clean(exclude=["resource"])
+        use.save()
+    for n, q in enumerate(item.get("questions", []), 1):
+        at = f"community question {n}"
+        question = Question(
+            community=community, position=q.get("position", 0), text=q.get("text", "")
+        )
+        question.full_clean()
+        question.save()
+        choices = {}
+        for key, c in enumerate(q.get("choices", []), 1):
+            choice = Choice(
+                question=question,
+                position=c.get("position", 0),
+                text=c.get("text", ""),
+                scores={by_text[k]: v for k, v in c.get("scores", {}).items() if k in by_text},
+            )
+            choice.full_clean()
+            choice.save()
+            choices[key] = choice
+        for a in q.get("answers", []):
+            answer = Answer(
+                question=question,
+                choice=_key(choices, a.get("choice"), "choice", at),
+                user=user(a.get("user"), at),
+            )
+            answer.full_clean()
+            answer.save()
+            if a.get("answered_at"):
+                Answer.objects.filter(pk=answer.pk).update(
+                    answered_at=_parse_when(a["answered_at"], at)
+                )
+    return community
 
 
 # --------------------------------------------------------------------- the chronicle

@@ -18,8 +18,10 @@ from campaigns.models import Campaign, Role
 from campaigns.transfer import campaign_chronicle, campaign_export, campaign_import
 from characters import services as character_services
 from characters.models import Ability, Character, Condition, LedgerStep
-from community.models import Community
+from community import services as community_services
+from community.models import AnswerMode, Community, DrawStatus, IntervalRecord, Resource
 from contests.models import Contest
+from contests.rules import fixed_rolls
 
 from .conftest import add_contest, roll, rolled
 
@@ -98,6 +100,137 @@ def test_the_json_export_imports_into_a_fresh_install_with_the_same_result(playe
     imported = campaign_import(data=exported)
     again = json.loads(json.dumps(campaign_export(imported)))
     assert again == exported
+
+
+@pytest.fixture
+def community_campaign(played_campaign):
+    """The played campaign whose Ashfen answered its questionnaire, then played two
+    seasons in session 3: background events, a draw settled by contest 1, a penalty,
+    crisis tests and a narrated crisis, the first season's end, then more events and a
+    bolstering in the second."""
+    campaign, gm = played_campaign, played_campaign.gm
+    alice, bob = (get_user_model().objects.get(username=n) for n in ("alice", "bob"))
+    community = Community.objects.get(campaign=campaign)
+    community_services.community_update(
+        community=community, actor=gm, name="Ashfen", answer_mode=AnswerMode.PER_PLAYER
+    )
+    r = {res.name: res for res in community.resources.all()}
+    feeds = community_services.question_add(
+        community=community,
+        actor=gm,
+        text="What feeds Ashfen?",
+        choices=[
+            ("Trade", {r["Wealth"].pk: 3, r["Diplomacy"].pk: 1}),
+            ("The drowned gods", {r["Magic"].pk: 3}),
+            ("The guard", {r["Military"].pk: 2, r["Morale"].pk: -1}),
+        ],
+    )
+    fear = community_services.question_add(
+        community=community,
+        actor=gm,
+        text="What does Ashfen fear?",
+        choices=[("Floods", {r["Magic"].pk: 2}), ("Raiders", {r["Military"].pk: 3})],
+    )
+    answers = [(feeds, alice, 0), (feeds, bob, 1), (fear, alice, 1), (fear, bob, 1)]
+    for question, player, index in answers:
+        community_services.questionnaire_answer(
+            question=question, actor=player, choice=list(question.choices.all())[index]
+        )
+    community_services.community_spread_from_questionnaire(community=community, actor=gm)
+    community_services.required_use_add(
+        community=community, actor=gm, resource=r["Magic"], action="Calm the river"
+    )
+    # ---- Season 1 (session 3 is open).
+    community_services.community_background_events(
+        community=community, actor=gm, roller=fixed_rolls(1, 10, 5, 5, 10, 2, 15, 19, 12, 20)
+    )
+    tamsin = Character.objects.get(name="Tamsin Reedwalker")
+    contest = campaign.contests.get(number=1)
+    draw = community_services.community_draw_start(
+        community=community,
+        actor=alice,
+        resource=Resource.objects.get(pk=r["Wealth"].pk),
+        character=tamsin,
+        ability=Ability.objects.get(character=tamsin, name="Ferrymen's Guild"),
+        purpose="a barge for the crossing",
+        roller=fixed_rolls(1, 20),
+    )
+    community_services.community_draw_settle(
+        draw=draw, actor=gm, outcome_level=-2, contest_id=contest.pk
+    )
+    community_services.community_penalty_from_defeat(
+        community=community, actor=gm, resource=r["Morale"], outcome_level=-3, reason="Routed"
+    )
+    # The penalised resources face crisis tests (§8.2.5), and lose them.
+    community_services.community_crisis_tests(
+        community=community, actor=gm, roller=fixed_rolls(*[20, 1] * 5)
+    )
+    in_crisis = community.resources.filter(crisis__gt=0).first()
+    community_services.community_crisis_narrate(
+        community=community, actor=gm, resource=in_crisis, text="The market stalls stand empty."
+    )
+    community_services.community_interval_end(community=community, actor=gm, interval=1)
+    # ---- Season 2.
+    community_services.community_background_events(
+        community=community, actor=gm, roller=fixed_rolls(20, 1, 2, 3, 1, 20, 1, 1, 11, 20)
+    )
+    community_services.community_bolster(
+        community=community,
+        actor=gm,
+        resource=r["Diplomacy"],
+        outcome_level=2,
+        contest_id=contest.pk,
+    )
+    return Campaign.objects.get(pk=campaign.pk)
+
+
+def test_the_whole_community_survives_the_round_trip(community_campaign):
+    exported = json.loads(json.dumps(campaign_export(community_campaign)))
+    community = exported["community"]
+    assert [r["name"] for r in community["resources"]] == [
+        "Wealth",
+        "Diplomacy",
+        "Magic",
+        "Morale",
+        "Military",
+    ]
+    assert community["interval_number"] == 2 and community["answer_mode"] == "per_player"
+    assert {s["interval"] for s in community["steps"]} == {1, 2}
+    assert sum(len(s["changes"]) for s in community["steps"]) > 10
+    [draw] = community["draws"]
+    assert (draw["status"], draw["contest"], draw["resource"]) == ("settled", 1, "Wealth")
+    tamsin_key = next(
+        c["key"] for c in exported["characters"] if c["sheet"]["name"] == "Tamsin Reedwalker"
+    )
+    assert draw["character"] == tamsin_key and draw["actor"] == "alice"
+    assert [s["kind"] for s in community["steps"] if s["draw"] == 1] == ["lobbying", "depletion"]
+    assert {r["id"] for r in community["intervals"][0]["rows"]} == {
+        r["name"] for r in community["resources"]
+    }
+    assert community["questions"][0]["choices"][0]["scores"] == {"Wealth": 3, "Diplomacy": 1}
+    assert [a["user"] for a in community["questions"][1]["answers"]] == ["alice", "bob"]
+    assert community["crisis_tests_session"] == 3
+    assert community["required_uses"] == [{"resource": "Magic", "action": "Calm the river"}]
+
+    wipe(community_campaign)
+    imported = campaign_import(data=exported)
+    again = json.loads(json.dumps(campaign_export(imported)))
+    assert again == exported
+
+    # The imported rows point at the new characters, contests, sessions and resources.
+    community = Community.objects.get(campaign=imported)
+    draw = community.draws.get()
+    assert draw.status == DrawStatus.SETTLED
+    assert draw.character == Character.objects.get(name="Tamsin Reedwalker")
+    assert draw.contest == imported.contests.get(number=1)
+    assert draw.steps.count() == 2
+    assert community.crisis_tests_session == imported.sessions.get(number=3)
+    resource_ids = set(community.resources.values_list("pk", flat=True))
+    record = IntervalRecord.objects.get(community=community, number=1)
+    assert {row["id"] for row in record.rows} == resource_ids
+    scores = community.questions.first().choices.first().scores
+    assert {int(pk) for pk in scores} <= resource_ids
+    assert community_services.questionnaire_scores(community) != dict.fromkeys(resource_ids, 0)
 
 
 def test_the_export_holds_the_whole_campaign(played_campaign):
