@@ -596,6 +596,17 @@ class TableFlow(BaseFlow):
         if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
             raise RulesError("states must be a list of state names")
         info["states"] = states
+        # Penalties the service read from the community for this ability (§8.2): they
+        # follow the ability, so choosing another one drops them.
+        info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "community"] + [
+            {
+                "label": str(p["label"])[:80],
+                "value": int(p["value"]),
+                "bumps": 0,
+                "kind": "community",
+            }
+            for p in data.get("sheet_penalties", [])
+        ]
         rating, tn = Rating(info["rating"]), self.target(side).rating
         return {"summary": f"{info['name']} uses {info['ability']} ({rating}); TN {tn}"}
 

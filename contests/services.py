@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.utils import timezone
 
 from campaigns.access import campaign_role
@@ -26,7 +26,10 @@ from .rules import IllegalAction, Rating, RulesError, d20, quick_augment, resist
 
 MAX_KEY_LENGTH = 64
 # Group flows keep every die of an action under "dice".
-ROLL_KEYS = frozenset({"pc_roll", "opponent_roll", "roll", "resistance_roll", "dice"})
+# Keys only the server fills in: dice, and penalties read from the community (§8.2).
+ROLL_KEYS = frozenset(
+    {"pc_roll", "opponent_roll", "roll", "resistance_roll", "dice", "sheet_penalties"}
+)
 UNDOABLE = "undone"
 
 
@@ -209,6 +212,7 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> Non
         raise ContestError(f"that draw is {draw.character_name}'s; frame the contest for them")
     rating = draw.resource.effective_total
     framing["draw_id"] = draw.pk
+    framing["draw_used_as"] = draw.used_as
     if draw.used_as == "augment":
         bonus = quick_augment(rating, rounding=campaign.rules_options.quick_augment_rounding)
         framing["pc"]["augments"] = [
@@ -475,6 +479,10 @@ def _apply_side_effects(
         for item in payload["applied"]:
             if item["character_id"] is None:
                 continue
+            if item.get("side") == "pc" and contest.framing.get("draw_used_as") == "ability":
+                # The resource was the ability: its depletion replaces the PC's
+                # consequences of defeat (§8.2).
+                continue
             character = Character.objects.get(pk=item["character_id"])
             abilities = list(character.abilities.filter(name=item["ability"]))
             condition = characters.character_condition_apply(
@@ -554,6 +562,24 @@ def _reverse_side_effects(event: ContestEvent, user) -> None:
             )
 
 
+def social_penalties(ability: Ability) -> list[dict[str, Any]]:
+    """§8.2: when a draw on a community resource failed its prize, the penalty also
+    falls on the social ability the character lobbied the community with, for the
+    rest of the interval."""
+    from community.models import ResourceDraw
+
+    draws = ResourceDraw.objects.filter(
+        character_id=ability.character_id,
+        ability_name=ability.name,
+        social_penalty__lt=0,
+        interval=F("community__interval_number"),
+    ).select_related("resource")
+    return [
+        {"label": f"social penalty: drawing on {d.resource.name}", "value": d.social_penalty}
+        for d in draws
+    ]
+
+
 def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> dict[str, Any]:
     """Ratings come from the character sheet, never from the browser.
 
@@ -582,6 +608,8 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> di
         data.update(
             ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
         )
+        if not group and action == "choose_ability":
+            data["sheet_penalties"] = social_penalties(ability)
         data.pop("new_ability", None)
         if group:
             data["ability_id"] = ability.pk  # the table shows it as chosen

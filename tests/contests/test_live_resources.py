@@ -118,3 +118,54 @@ def test_someone_elses_or_a_refused_draw_cannot_be_used(
     ResourceDraw.objects.filter(pk=approved.pk).update(status="refused")
     with pytest.raises(ContestError, match="no approved"):
         frame(campaign, gm, tamsin, approved.pk)
+
+
+def test_a_failed_draw_penalises_the_lobbying_ability_for_the_interval(
+    campaign, session, gm, alice, tamsin, wealth
+):
+    """§8.2: on a failed prize the penalty also falls on the character's social ability."""
+    from contests.rules.community import social_penalty
+
+    approved = draw(wealth, alice, tamsin, "ability")
+    lost = frame(campaign, gm, tamsin, approved.pk)
+    # A fumble (bumped to a failure by 12W's mastery) against a critical: a major defeat.
+    lost = play(lost, gm, alice, rolls=(20, 1))
+    approved.refresh_from_db()
+    assert lost.outcome_level == -3
+    assert approved.social_penalty == social_penalty(-3) < 0
+    assert not tamsin.conditions.exists()  # the depletion replaced the consequence
+
+    contest = contest_frame(
+        campaign=campaign,
+        user=gm,
+        idempotency_key=key(),
+        data={
+            "kind": "simple",
+            "prize": "win back the guild",
+            "pc": {"character_id": tamsin.pk},
+            "opponent": {"name": "The guild", "level": "moderate"},
+        },
+    ).contest
+    contest_act(
+        contest_id=contest.pk,
+        user=alice,
+        action="choose_ability",
+        data={
+            "side": "pc",
+            "ability_id": ability(tamsin, "Boatcraft").pk,
+            "sheet_penalties": [{"label": "forged", "value": 50}],
+        },
+        idempotency_key=key(),
+    )
+    contest.refresh_from_db()
+    lines = contest.state["sides"]["pc"]["modifiers"]
+    assert [line["value"] for line in lines] == [approved.social_penalty]  # not the forged one
+    contest_act(
+        contest_id=contest.pk,
+        user=alice,
+        action="choose_ability",
+        data={"side": "pc", "ability_id": ability(tamsin, "Sharp eyes").pk},
+        idempotency_key=key(),
+    )
+    contest.refresh_from_db()
+    assert contest.state["sides"]["pc"]["modifiers"] == []
