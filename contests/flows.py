@@ -323,11 +323,14 @@ class BaseFlow(ABC):
             if not ability:
                 raise RulesError("name the augmenting ability")
             # R8: one own augment per contest; after a failed attempt no other own attempt.
-            for earlier in info["augments"]:
-                if earlier["kind"] != "plot" and earlier["helper"] == helper:
-                    raise IllegalAction(
-                        f"{helper} has already tried to augment this contest (§2.4)"
-                    )
+            # A required use of a community resource allows one more own augment (§8.2.1).
+            allowed = info.get("own_augments_allowed", 1) if own else 1
+            earlier_tries = [
+                a for a in info["augments"] if a["kind"] != "plot" and a["helper"] == helper
+            ]
+            failed_before = any(a["bonus"] <= 0 for a in earlier_tries)
+            if earlier_tries and (len(earlier_tries) >= allowed or failed_before):
+                raise IllegalAction(f"{helper} has already tried to augment this contest (§2.4)")
             rating = Rating.parse(data.get("rating"))
             if kind == "quick":
                 bonus = quick_augment(rating, rounding=data.get("rounding", "down"))
@@ -507,6 +510,7 @@ class TableFlow(BaseFlow):
             "modifiers": [],
             # A community resource drawn on as an augment comes with the framing (§8.2).
             "augments": [dict(a) for a in raw.get("augments", []) if isinstance(a, dict)],
+            "own_augments_allowed": 2 if raw.get("own_augments_allowed") == 2 else 1,
             "round_tactic": "normal",
             "hero_points_spent": 0,
         }

@@ -213,6 +213,7 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> Non
     rating = draw.resource.effective_total
     framing["draw_id"] = draw.pk
     framing["draw_used_as"] = draw.used_as
+    framing["pc"]["own_augments_allowed"] = draw.own_augments_allowed
     if draw.used_as == "augment":
         bonus = quick_augment(rating, rounding=campaign.rules_options.quick_augment_rounding)
         framing["pc"]["augments"] = [

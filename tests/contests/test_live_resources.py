@@ -169,3 +169,52 @@ def test_a_failed_draw_penalises_the_lobbying_ability_for_the_interval(
     )
     contest.refresh_from_db()
     assert contest.state["sides"]["pc"]["modifiers"] == []
+
+
+def test_a_required_resource_use_as_an_augment_allows_a_second_own_augment(
+    campaign, session, gm, alice, tamsin, wealth
+):
+    """§8.2.1: a required use of a resource as an augment allows the extra augment."""
+    from community.services import required_use_add
+
+    required_use_add(community=wealth.community, actor=gm, resource=wealth, action="pay tithes")
+    required = community_draw_start(
+        community=wealth.community,
+        actor=alice,
+        resource=wealth,
+        character=tamsin,
+        ability=ability(tamsin, "Boatcraft"),
+        purpose="pay the temple",
+        used_as="augment",
+        required_action="pay tithes",
+        roller=fixed_rolls(3, 16),
+    )
+    assert required.own_augments_allowed == 2
+    contest = frame(campaign, gm, tamsin, required.pk)
+    contest_act(
+        contest_id=contest.pk,
+        user=alice,
+        action="choose_ability",
+        data={"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
+        idempotency_key=key(),
+    )
+
+    def own_quick_augment():
+        contest_act(
+            contest_id=contest.pk,
+            user=alice,
+            action="augment",
+            data={
+                "side": "pc",
+                "kind": "quick",
+                "helper_ability_id": ability(tamsin, "Sharp eyes").pk,
+            },
+            idempotency_key=key(),
+        )
+
+    own_quick_augment()
+    own_quick_augment()  # the second own augment the required use allows
+    with pytest.raises(ContestError, match="already tried"):
+        own_quick_augment()
+    contest.refresh_from_db()
+    assert len(contest.state["sides"]["pc"]["augments"]) == 3  # the resource and two own
