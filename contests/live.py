@@ -13,7 +13,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from .broadcast import send_to_table_sync
-from .flows import TableFlow, load_flow
+from .flows import SIDES, TableFlow, load_flow
 from .models import Contest, ContestEvent, ContestStatus
 from .rules import ADVERSITY, FORTUNE
 
@@ -46,12 +46,13 @@ def _visible_payload(event: ContestEvent, audience: str) -> dict[str, Any] | Non
     return {**payload, "rolls": [r for r in payload.get("rolls", []) if not r.get("hidden")]}
 
 
-def _shared_context(contest: Contest) -> dict[str, Any]:
-    """What every audience's rendering reads from the database, fetched once."""
+def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
+    """What every audience's rendering reads from the database, fetched once. Without
+    `log` the roll log is left out (a broadcast appends just the new entry)."""
     flow = load_flow(contest.state)
-    sheets = _sheets([flow.side(side)["character_id"] for side in ("pc", "opponent")])
+    helpers, sheets = _abilities(contest, flow, [flow.side(s)["character_id"] for s in SIDES])
     sides = []
-    for side in ("pc", "opponent"):
+    for side in SIDES:
         info = flow.side(side)
         tn = flow.target(side)
         sides.append({"key": side, **info, "tn": tn, "sheet": sheets.get(info["character_id"], [])})
@@ -59,13 +60,15 @@ def _shared_context(contest: Contest) -> dict[str, Any]:
     return {
         "flow": flow,
         "sides": sides,
-        "events": list(contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH]),
+        "events": list(contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH])
+        if log
+        else [],
         "totals": _totals_from_rounds(contest)
         if flow.is_long and flow.state.get("rounds")
         else None,
         "odds": flow.odds() if preparing else None,
         "odds_table": _odds_table(flow) if preparing else [],
-        "helpers": _helpers(contest, flow, "player"),
+        "helpers": helpers,
     }
 
 
@@ -105,17 +108,47 @@ def contest_context(
     }
 
 
-def _sheets(character_ids: list[int | None]) -> dict[int, list[Any]]:
-    """The abilities players may pick from, for the characters in a contest (one query)."""
+def _abilities(
+    contest: Contest, flow: TableFlow, character_ids: list[int | None]
+) -> tuple[list[dict[str, Any]], dict[int, list[Any]]]:
+    """The helpers who may offer an augment now (§2.4), and the sheets the contest's
+    characters pick abilities from, in one query.
+
+    Helpers are characters with an ability rated above 0 that is not a flaw; each form
+    is shown only in its player's browser. There are none once the roll is made or in
+    a long contest (whose augments are part of its own actions).
+    """
     from characters.models import Ability
 
     wanted = [c for c in character_ids if c is not None]
     sheets: dict[int, list[Any]] = {c: [] for c in wanted}
-    if wanted:
-        abilities = Ability.objects.filter(character_id__in=wanted, follower__isnull=True)
-        for ability in abilities.order_by("position", "id"):
+    with_helpers = flow.phase == "preparing" and not flow.state.get("machine")
+    if not wanted and not with_helpers:
+        return [], sheets
+    abilities = Ability.objects.filter(follower__isnull=True).order_by(
+        "character_id", "position", "id"
+    )
+    if with_helpers:
+        abilities = abilities.filter(character__campaign_id=contest.campaign_id).select_related(
+            "character"
+        )
+    else:
+        abilities = abilities.filter(character_id__in=wanted)
+    helpers: dict[int, dict[str, Any]] = {}
+    for ability in abilities:
+        if ability.character_id in sheets:
             sheets[ability.character_id].append(ability)
-    return sheets
+        if not with_helpers or ability.kind == "flaw" or ability.rating <= 0:
+            continue
+        character = ability.character
+        if character.pk not in helpers:
+            helpers[character.pk] = {
+                "character": character,
+                "player_id": character.player_id,
+                "abilities": [],
+            }
+        helpers[character.pk]["abilities"].append(ability)
+    return list(helpers.values()), sheets
 
 
 def _odds_table(flow: TableFlow) -> list[tuple[str, float]]:
@@ -128,34 +161,6 @@ def _odds_table(flow: TableFlow) -> list[tuple[str, float]]:
         label = "tie" if winner is None else f"{degree} {'victory' if winner == 'pc' else 'defeat'}"
         rows.append((label, round(float(chance) * 100, 2)))
     return rows
-
-
-def _helpers(contest: Contest, flow: TableFlow, audience: str) -> list[dict[str, Any]]:
-    """Characters whose players may offer an augment now (§2.4), with their abilities;
-    each form is shown only in its player's browser."""
-    from characters.models import Ability
-
-    if audience != "player" or flow.phase != "preparing" or flow.state.get("machine"):
-        return []
-    helpers: dict[int, dict[str, Any]] = {}
-    abilities = (
-        Ability.objects.filter(
-            character__campaign_id=contest.campaign_id, follower__isnull=True, rating__gt=0
-        )
-        .exclude(kind="flaw")
-        .select_related("character")
-        .order_by("character_id", "position", "id")
-    )
-    for ability in abilities:
-        character = ability.character
-        if character.pk not in helpers:
-            helpers[character.pk] = {
-                "character": character,
-                "player_id": character.player_id,
-                "abilities": [],
-            }
-        helpers[character.pk]["abilities"].append(ability)
-    return list(helpers.values())
 
 
 def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
@@ -172,35 +177,60 @@ def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
     return {"values": latest["totals"], "kind": latest.get("totals_kind", ""), "scale": scale}
 
 
+def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any] | None:
+    payload = _visible_payload(event, audience)
+    if payload is None:
+        return None
+    return {"seq": event.seq, "type": event.type, "actor": event.actor, **payload}
+
+
 def render_contest(
-    contest: Contest | None, audience: str, *, oob: bool = True, shared: dict | None = None
+    contest: Contest | None,
+    audience: str,
+    *,
+    oob: bool = True,
+    shared: dict | None = None,
+    new_event: ContestEvent | None = None,
 ) -> str:
-    """The contest panel and the roll log, as out-of-band fragments."""
+    """The contest panel and the roll log, as out-of-band fragments.
+
+    With `new_event` (the one event since the state the browser has), the log is not
+    sent whole: that event's entry goes on top of it, if this audience may see it.
+    """
     context = {**contest_context(contest, audience, shared), "oob": oob}
-    return render_to_string("contests/table.html#contest", context) + render_to_string(
-        "contests/table.html#log", context
-    )
+    panel = render_to_string("contests/table.html#contest", context)
+    if new_event is None:
+        return panel + render_to_string("contests/table.html#log", context)
+    entry = _log_entry(new_event, audience)
+    if entry is None:
+        return panel
+    return panel + render_to_string("contests/table.html#log_append", {"event": entry})
 
 
-def render_audiences(contest: Contest) -> dict[str, str]:
+def render_audiences(contest: Contest, new_event: ContestEvent | None = None) -> dict[str, str]:
     """The contest's fragments for every audience, rendered once per distinct view.
 
     Spectators see the players' page: its only controls that are not the GM's are tied
     to one player's user id, hidden for everyone else (and refused by the server anyway).
     """
-    shared: dict[str, Any] = {}
-    players = render_contest(contest, "player", shared=shared)
-    gm = render_contest(contest, "gm", shared=shared)
+    shared = _shared_context(contest, log=new_event is None)
+    players = render_contest(contest, "player", shared=shared, new_event=new_event)
+    gm = render_contest(contest, "gm", shared=shared, new_event=new_event)
     return {"gm": gm, "player": players, "spectator": players}
 
 
-def broadcast_contest(contest_id: int, seq: int) -> None:
-    """Send the contest's new state to everyone at its table, once per audience."""
-    contest = Contest.objects.select_related("campaign").get(pk=contest_id)
-    html = render_audiences(contest)
+def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
+    """Send the contest's new state to everyone at its table, once per audience.
+
+    Called after the action's commit with the objects the action used (no reload). The
+    message carries the panel and the new log entry; a browser that missed a message
+    sees a gap in `seq` and asks for the full state (static/js/table.js). A new contest
+    (its framing) replaces the log whole.
+    """
+    html = render_audiences(contest, new_event=None if event.seq == 1 else event)
     send_to_table_sync(
         contest.campaign_id,
-        {"type": "table.contest", "contest_id": contest_id, "seq": seq, "html": html},
+        {"type": "table.contest", "contest_id": contest.pk, "seq": event.seq, "html": html},
     )
 
 

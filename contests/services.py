@@ -49,6 +49,9 @@ def actor_for(campaign: Campaign, user) -> Actor:
     role = campaign_role(campaign, user)
     if role is None:
         raise PermissionDenied("not a member of this campaign")
+    if role != "player":
+        # The GM acts for every character and a spectator for none: no lookup needed.
+        return Actor(user_id=user.pk, role=str(role))
     characters = Character.objects.filter(campaign=campaign, player=user).values_list(
         "id", flat=True
     )
@@ -249,10 +252,11 @@ def _settle_resource_draw(contest: Contest, flow: TableFlow, user) -> dict:
 
 
 def _emit(contest: Contest, event: ContestEvent) -> None:
+    """Broadcast the contest once the action commits, from the objects it used."""
     # Imported here: rendering pulls in templates, which services need not load.
     from .live import broadcast_contest
 
-    transaction.on_commit(lambda: broadcast_contest(contest.pk, event.seq))
+    transaction.on_commit(lambda: broadcast_contest(contest, event))
 
 
 @transaction.atomic
@@ -354,16 +358,22 @@ def contest_act(
     idempotency_key: str,
     expected_seq: int | None = None,
     roller=d20,
+    campaign_id: int | None = None,
 ) -> ActionResult:
-    """Perform one action at the table (see `TableFlow` for the actions)."""
+    """Perform one action at the table (see `TableFlow` for the actions).
+
+    With `campaign_id` (the table the action came from) a contest of another campaign
+    is refused as if it did not exist.
+    """
     key = _check_key(idempotency_key)
     if not isinstance(data, dict):
         raise ContestError("an action's data must be an object")
-    contest = (
-        Contest.objects.select_for_update().select_related("campaign").filter(pk=contest_id).first()
-    )
+    contests = Contest.objects.select_for_update().select_related("campaign")
+    if campaign_id is not None:
+        contests = contests.filter(campaign_id=campaign_id)
+    contest = contests.filter(pk=contest_id).first()
     if contest is None:
-        raise ContestError("there is no such contest")
+        raise ContestError("there is no such contest at this table")
     actor = actor_for(contest.campaign, user)
     if actor.role == "spectator":
         raise ContestError("spectators watch; they cannot act in a contest")
@@ -403,16 +413,17 @@ def _append(
     contest: Contest, flow: TableFlow, user, action: str, payload: dict, key: str
 ) -> ContestEvent:
     contest.seq += 1
+    # No savepoint: the contest row is locked, so a clash here is a bug or a race the
+    # lock did not cover, and the whole action rolls back with the error.
     try:
-        with transaction.atomic():
-            event = ContestEvent.objects.create(
-                contest=contest,
-                seq=contest.seq,
-                actor=user,
-                type=action,
-                payload=payload,
-                idempotency_key=key,
-            )
+        event = ContestEvent.objects.create(
+            contest=contest,
+            seq=contest.seq,
+            actor=user,
+            type=action,
+            payload=payload,
+            idempotency_key=key,
+        )
     except IntegrityError:
         raise ContestError(
             "that action was just done by someone else; nothing was changed"
@@ -668,6 +679,14 @@ def _sheet_ability(
     one added to it first."""
     from characters.services import character_ability_add
 
+    if not (as_you_go and data.get("new_ability")):
+        chosen = (
+            Ability.objects.select_related("character")
+            .filter(pk=data.get("ability_id"), character_id=character_id)
+            .first()
+        )
+        if chosen is not None:
+            return chosen
     character = Character.objects.get(pk=character_id)
     if as_you_go and data.get("new_ability"):
         if character.player_id != user.pk and contest.campaign.gm_id != user.pk:

@@ -14,7 +14,6 @@ from django.core.exceptions import PermissionDenied
 from campaigns.models import Campaign
 
 from .flows import known_actions
-from .models import Contest
 from .services import ContestError, contest_act, contest_frame
 
 KNOWN_ACTIONS = frozenset({"frame", "undo"}) | known_actions()
@@ -41,21 +40,17 @@ def perform(*, campaign_id: int, user, message: dict[str, Any]) -> Reply:
         return Reply(error="An action's data must be an object; nothing was done.")
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int)):
         return Reply(error="seq must be a whole number; nothing was done.")
-    campaign = Campaign.objects.filter(pk=campaign_id).first()
-    if campaign is None:
-        return Reply(error="There is no such campaign.")
     try:
         if action == "frame":
+            campaign = Campaign.objects.filter(pk=campaign_id).first()
+            if campaign is None:
+                return Reply(error="There is no such campaign.")
             result = contest_frame(campaign=campaign, user=user, data=data, idempotency_key=key)
         else:
             contest_id = message.get("contest")
-            contest = (
-                Contest.objects.filter(pk=contest_id, campaign=campaign).first()
-                if isinstance(contest_id, int) and not isinstance(contest_id, bool)
-                else None
-            )
-            if contest is None:
+            if isinstance(contest_id, bool) or not isinstance(contest_id, int):
                 return Reply(error="There is no such contest at this table; nothing was done.")
+            # The service locks the contest and refuses one from another campaign.
             result = contest_act(
                 contest_id=contest_id,
                 user=user,
@@ -63,6 +58,7 @@ def perform(*, campaign_id: int, user, message: dict[str, Any]) -> Reply:
                 data=data,
                 idempotency_key=key,
                 expected_seq=seq,
+                campaign_id=campaign_id,
             )
     except PermissionDenied as denied:
         return Reply(error=f"Not allowed: {denied}. Nothing was done.")

@@ -682,8 +682,9 @@ class ExtendedContest(ContestMachine):
     - `first`: who acts first in each round, "pc" (default) or "opponent".
 
     Actions (keyword arguments, explicit rolls): `exchange`, `parting_shot`,
-    `unrelated_action`, `disengage`, `switch_ability`, `gift`. See
-    docs/rules-extended.md.
+    `unrelated_action`, `disengage`, `switch_ability`, `gift`. No `final_action`:
+    §5.3.5 gives it only in a group extended contest ("in a standard extended contest,
+    you are defeated"). See docs/rules-extended.md.
     """
 
     kind = "extended"

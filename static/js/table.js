@@ -65,16 +65,29 @@
     }
   });
 
-  // A broadcast whose sequence number skips one means we missed a message: ask the
-  // server for the full state instead of showing a table that differs from the others.
-  let lastSeen = { contest: null, seq: 0 };
+  // Every contest message carries the contest's sequence number. A broadcast adds its
+  // event on top of the roll log, so it must be applied once and in order:
+  // - older than what the page shows (a late message, or one already in a full state the
+  //   page got since): dropped;
+  // - the same step again as an added log entry: dropped (the entry is there already);
+  // - skipping a step: applied, and the full state is asked for, so the page ends up
+  //   exactly like everyone else's.
+  // What the page shows is read from the page itself, which htmx answers update too.
   document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
-    const match = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/.exec(evt.detail.message);
+    const message = evt.detail.message;
+    const match = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/.exec(message);
     if (!match) return;
+    const shown = document.getElementById("contest");
+    const shownContest = shown ? shown.dataset.contestId : null;
+    const shownSeq = shown ? Number(shown.dataset.seq) : 0;
     const contest = match[1], seq = Number(match[2]);
-    const gap = contest === lastSeen.contest && seq > lastSeen.seq + 1;
-    lastSeen = { contest: contest, seq: seq };
-    if (gap && evt.detail.socketWrapper) {
+    if (contest !== shownContest) return;
+    const appends = message.indexOf('hx-swap-oob="afterbegin:#roll-log"') >= 0;
+    if (seq < shownSeq || (appends && seq === shownSeq)) {
+      evt.preventDefault();
+      return;
+    }
+    if (seq > shownSeq + 1 && evt.detail.socketWrapper) {
       evt.detail.socketWrapper.send(JSON.stringify({ action: "resync" }));
     }
   });

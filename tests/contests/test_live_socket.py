@@ -69,7 +69,9 @@ async def test_an_action_reaches_every_member_and_spectator_but_no_outsider(
     for socket in (gm_socket, alice_socket, sam_socket):
         update = await receive_until(socket, 'data-seq="2"')
         assert "Boatcraft" in update and "TN" in update
-        assert 'id="roll-log"' in update and "Tamsin uses Boatcraft (17)" in update
+        # The new entry goes on top of the log; the log is not sent whole again.
+        assert 'hx-swap-oob="afterbegin:#roll-log"' in update
+        assert 'id="roll-log"' not in update and "Tamsin uses Boatcraft (17)" in update
     assert await ContestEvent.objects.filter(contest=contest).acount() == 2
     for socket in (gm_socket, alice_socket, sam_socket, outsider):
         await socket.disconnect()

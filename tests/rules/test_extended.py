@@ -370,6 +370,21 @@ def test_the_contest_ends_the_moment_a_side_is_at_0_5_3_1():
         contest.exchange(actor="opponent", bid=1, actor_roll=5, defender_roll=15)
 
 
+def test_a_one_on_one_contest_has_no_final_action_5_3_5():
+    """§5.3.5: "in a standard extended contest, you are defeated"; the final action is
+    the group contest's (docs/rules-extended.md, ruling 16)."""
+    contest = ExtendedContest(pc=15, opponent=14)
+    contest.exchange(actor="pc", bid=15, actor_roll=19, defender_roll=5)
+    assert contest.is_over and contest.winner == "opponent"
+    assert not hasattr(contest, "final_action")
+    recorded = contest.to_json()
+    recorded["actions"].append(
+        {"action": "final_action", "rating": 15, "roll": 3, "resistance_roll": 10}
+    )
+    with pytest.raises(RulesError, match="unknown action 'final_action'"):
+        ExtendedContest.from_json(recorded)
+
+
 def test_hero_point_raises_the_pcs_result_r5_3():
     contest = ExtendedContest(pc=10, opponent=14)
     entry = contest.exchange(actor="pc", bid=4, actor_roll=15, defender_roll=15, hero_point=True)

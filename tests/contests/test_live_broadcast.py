@@ -1,0 +1,143 @@
+"""What one action costs and sends: the broadcast carries the panel and the new log
+entry (the log whole only for a new contest), and an action stays within its queries."""
+
+from __future__ import annotations
+
+import pytest
+
+from contests import live
+from contests.models import ContestEvent
+from contests.rules import fixed_rolls
+from contests.services import contest_act, contest_frame
+from contests.table_actions import perform
+
+from .conftest import ability, key
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The messages the table would have received, in order."""
+    messages: list[dict] = []
+    monkeypatch.setattr(live, "send_to_table_sync", lambda _id, message: messages.append(message))
+    return messages
+
+
+def frame(campaign, gm, tamsin):
+    return contest_frame(
+        campaign=campaign,
+        user=gm,
+        idempotency_key=key(),
+        data={
+            "kind": "simple",
+            "prize": "the ford",
+            "pc": {"character_id": tamsin.pk},
+            "opponent": {"name": "The Grey River", "level": "moderate"},
+        },
+    ).contest
+
+
+def act(contest, user, action, rolls=(), **data):
+    return contest_act(
+        contest_id=contest.pk,
+        user=user,
+        action=action,
+        data=data,
+        idempotency_key=key(),
+        roller=fixed_rolls(*rolls),
+    )
+
+
+def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
+    campaign, session, gm, alice, tamsin, sent, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        contest = frame(campaign, gm, tamsin)
+    framed = sent[-1]
+    assert framed["seq"] == 1
+    for audience in ("gm", "player", "spectator"):
+        assert 'id="roll-log"' in framed["html"][audience]
+        assert "afterbegin:#roll-log" not in framed["html"][audience]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    chosen = sent[-1]
+    assert chosen["seq"] == 2
+    for audience in ("gm", "player", "spectator"):
+        html = chosen["html"][audience]
+        assert 'data-seq="2"' in html  # the panel, with the step the page is at
+        assert 'id="roll-log"' not in html
+        assert html.count('hx-swap-oob="afterbegin:#roll-log"') == 1
+        assert '<li data-seq="2" data-type="choose_ability">' in html
+        assert "Tamsin uses Boatcraft (17)" in html
+
+
+def test_a_hidden_gm_roll_is_only_in_the_gm_entry(
+    campaign, session, gm, alice, tamsin, sent, django_capture_on_commit_callbacks
+):
+    campaign.roll_visibility = "gm_hidden"
+    campaign.save()
+    contest = frame(campaign, gm, tamsin)
+    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        act(contest, gm, "roll", rolls=(9, 13))
+    rolled = sent[-1]["html"]
+    gm_entry = rolled["gm"].split("afterbegin:#roll-log", 1)[1]
+    player_entry = rolled["player"].split("afterbegin:#roll-log", 1)[1]
+    assert "13" in gm_entry
+    assert "13" not in player_entry and "9" in player_entry
+    assert rolled["spectator"] == rolled["player"]
+
+
+def test_an_action_with_its_broadcast_stays_within_its_queries(
+    campaign,
+    session,
+    gm,
+    alice,
+    tamsin,
+    sent,
+    django_assert_max_num_queries,
+    django_capture_on_commit_callbacks,
+):
+    contest = frame(campaign, gm, tamsin)
+    # The GM: the savepoint, the locked contest, the idempotency key, the event, the
+    # contest, the release, then the broadcast's one read of the abilities (the sheets
+    # and the helpers together).
+    with django_assert_max_num_queries(7), django_capture_on_commit_callbacks(execute=True):
+        act(contest, gm, "set_tactic", side="pc", tactic="Pole along the shallows")
+    # A player: also their membership and their characters, and from the sheet the
+    # ability, its conditions and any community penalty on it (§8.2).
+    boatcraft = ability(tamsin, "Boatcraft")
+    with (
+        django_assert_max_num_queries(12, info="a player's choice of ability"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        act(contest, alice, "choose_ability", side="pc", ability_id=boatcraft.pk)
+    assert len(sent) == 2
+    assert [e.type for e in contest.events.order_by("seq")] == [
+        "framed",
+        "set_tactic",
+        "choose_ability",
+    ]
+
+
+def test_a_contest_of_another_campaign_is_refused_and_unchanged(
+    campaign, session, gm, alice, tamsin, make_user
+):
+    from campaigns.models import Campaign
+
+    contest = frame(campaign, gm, tamsin)
+    elsewhere = Campaign.objects.create(name="Elsewhere", gm=gm)
+    reply = perform(
+        campaign_id=elsewhere.pk,
+        user=gm,
+        message={
+            "action": "set_tactic",
+            "contest": contest.pk,
+            "key": key(),
+            "data": {"side": "pc", "tactic": "from the wrong table"},
+        },
+    )
+    assert "no such contest at this table" in reply.error
+    assert ContestEvent.objects.filter(contest=contest).count() == 1
