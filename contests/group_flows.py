@@ -51,9 +51,11 @@ from .rules import (
     group_simple_contest,
     is_clearly_inferior,
     simple_contest,
+    simple_odds,
     spend_hero_point,
 )
 from .rules.extended_group import ORDER_RULES
+from .rules.odds import odds_summary, outcome_percentages
 from .rules.ratings import RESISTANCE_LEVELS
 from .rules.scored import TACTICS
 from .rules.scored_group import ROLES
@@ -67,6 +69,8 @@ MACHINES: dict[str, Any] = {
 STATES = frozenset(s.value for s in State)
 MAX_NAME = 120
 MAX_SIDE = 40
+# One side of a coming roll: who rolls, with what rating and how many bumps.
+_Roll = tuple[str, Rating, int]
 
 
 def _name(data: dict[str, Any], key: str) -> str:
@@ -238,7 +242,7 @@ class GroupFlow(BaseFlow):
         return None  # each participant has their own TN: see `rows`
 
     def odds(self) -> None:
-        return None  # no single pair of TNs to compare
+        return None  # no single pair of TNs to compare: see `coming_odds`
 
     def hero_point_offer(self, audience: str = "gm") -> None:
         return None  # one offer per participant: see `hero_point_offers`
@@ -261,6 +265,7 @@ class GroupFlow(BaseFlow):
         engine = (self.state["machine"] or {}).get("state") or {}
         standing = {p["name"]: p for p in engine.get("participants", [])}
         sheets = {c.get("character_id"): c.get("abilities", []) for c in self.state["roster"]}
+        odds = self.coming_odds()
         rows = []
         for participant in self.participants:
             tn = self.tn(participant)
@@ -275,9 +280,113 @@ class GroupFlow(BaseFlow):
                     "sheet": sheets.get(participant["character_id"], []),
                     "engine": standing.get(participant["name"], {}),
                     "parting_shots": self._parting_shots(participant, engine, standing),
+                    "odds": odds.get(participant["name"], []),
                 }
             )
         return rows
+
+    def coming_odds(self) -> dict[str, list[dict[str, Any]]]:
+        """The exact odds of every outcome of each coming roll (`simple_odds`), by the
+        name of the participant rolling, while that roll is prepared (phase "preparing"),
+        so they follow every ability, modifier line and augment.
+
+        The coming rolls (`_coming_rolls`): in a group simple contest each PC-side
+        participant's against the resistance; in a group scored contest both members'
+        in each pairing still to play this group round; in a group extended contest,
+        once declared, each exchange still to come this round, the actor against their
+        declared target (the first still in). Each roll is counted from both members'
+        sides, with the ratings and bumps the engine will roll them with; two exchanges
+        between the same two (each acting against the other) are one entry.
+
+        An entry: `against` (the other member), `tn` and `against_tn` (the two ratings),
+        `outcomes` ((winner, degree) -> Fraction, "pc" meaning this participant),
+        `rows` ((label, percent) for display, as in the one-on-one table) and `summary`
+        (`OddsSummary.to_json()`: victory, tie and defeat in %). The odds depend only on
+        the TNs and bumps, which every audience sees in the TN column, and not on any
+        die: with the GM's rolls hidden they give nothing away.
+        """
+        if self.phase != "preparing":
+            return {}
+        odds: dict[str, list[dict[str, Any]]] = {}
+        for pair in self._coming_rolls():
+            for me, other in (pair, pair[::-1]):
+                (name, rating, bumps), (against, against_rating, against_bumps) = me, other
+                entries = odds.setdefault(name, [])
+                if any(entry["against"] == against for entry in entries):
+                    continue  # each acting against the other: the same roll, once
+                options = {
+                    "better_roll": self.state["better_roll"],
+                    "pc_bumps": bumps,
+                    "opponent_bumps": against_bumps,
+                }
+                outcomes = simple_odds(rating, against_rating, **options)
+                entries.append(
+                    {
+                        "against": against,
+                        "tn": str(rating),
+                        "against_tn": str(against_rating),
+                        "outcomes": outcomes,
+                        "rows": outcome_percentages(outcomes),
+                        "summary": odds_summary(rating, against_rating, **options).to_json(),
+                    }
+                )
+        return odds
+
+    def _coming_rolls(self) -> list[tuple[_Roll, _Roll]]:
+        """The simple contests about to be rolled, each as its two sides' (name, rating,
+        bumps): the ratings as the engine will take them (the TN it holds plus the change
+        since, `_modifiers`), the bumps as the `_do_` actions pass them."""
+        if self.kind == "group_simple":
+            against = self.tn(self.resistance)
+            if against is None:
+                return []
+            resistance = (self.resistance["name"], against.rating, against.bumps)
+            return [
+                ((participant["name"], tn.rating, tn.bumps), resistance)
+                for participant in self._pc_side()
+                if (tn := self.tn(participant)) is not None
+            ]
+        engine = (self.state["machine"] or {}).get("state")
+        if not engine:
+            return []  # nobody is paired and nothing declared before the contest starts
+
+        def rolling(name: str, held: str, bumps: int) -> _Roll:
+            change = self._modifiers(change=name).get("change", 0)
+            return name, Rating.parse(held) + change, bumps
+
+        if self.kind == "group_scored":
+            return [
+                (
+                    rolling(pairing["pc"], pairing["pc_rating"], self._bumps(pairing["pc"])),
+                    rolling(
+                        pairing["opponent"],
+                        pairing["opponent_rating"],
+                        self._bumps(pairing["opponent"]),
+                    ),
+                )
+                for pairing in engine["pairings"]
+                if pairing["kind"] == "contest"
+                and pairing["status"] == "active"
+                and pairing["waiting"]  # not played this group round yet
+            ]
+        people = {p["name"]: p for p in engine["participants"]}
+        # In the acting phase, who has not acted yet this round (delaying or not).
+        to_act = engine["order"] + engine["delayed"] if engine["phase"] == "acting" else None
+        rolls = []
+        for name in engine["declarations"]:
+            target = self._declared_target(engine, name)
+            if people[name]["status"] != "in" or target is None:
+                continue
+            if to_act is not None and name not in to_act:
+                continue
+            actor, defender = people[name], people[target]
+            rolls.append(
+                (
+                    rolling(name, actor["tn"], actor["bumps"]),
+                    rolling(target, defender["tn"], defender["bumps"]),
+                )
+            )
+        return rolls
 
     def _parting_shots(self, participant: dict, engine: dict, standing: dict) -> list[str]:
         """Whom this participant may kick while they are down now (§5.1.4, §5.3.4)."""
@@ -1401,7 +1510,7 @@ class GroupFlow(BaseFlow):
         if data.get("bid") is not None:
             args["bid"] = _int(data, "bid")
         # The declared target, unless changed (the engine refuses anyone else).
-        defender = args.get("target") or self._declared_target(machine, name)
+        defender = args.get("target") or self._declared_target(machine.state(), name)
         if defender is not None and self._is_participant(defender):
             args.update(self._modifiers(actor_modifier=name, defender_modifier=defender))
         rollers = {"actor_roll": name, "defender_roll": defender}
@@ -1411,10 +1520,10 @@ class GroupFlow(BaseFlow):
         )
 
     @staticmethod
-    def _declared_target(machine: Any, name: str) -> str | None:
+    def _declared_target(state: dict[str, Any], name: str) -> str | None:
         """The first target `name` declared who is still in (§5.3.3), as the engine's
-        `act` picks it; None when there is none (the engine then says why)."""
-        state = machine.state()
+        `act` picks it, from the engine's `state()`; None when there is none (the engine
+        then says why)."""
         status = {p["name"]: p["status"] for p in state["participants"]}
         declared = state["declarations"].get(name) or {}
         return next((t for t in declared.get("targets", []) if status.get(t) == "in"), None)

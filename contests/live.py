@@ -16,6 +16,7 @@ from .broadcast import send_to_table_sync
 from .flows import SIDES, TableFlow, load_flow
 from .models import Contest, ContestEvent, ContestStatus
 from .rules import ADVERSITY, FORTUNE
+from .rules.odds import outcome_percentages
 
 LOG_LENGTH = 30
 # What the GM may record at the end of a contest (§2.11): adversity, then fortune.
@@ -154,13 +155,7 @@ def _abilities(
 def _odds_table(flow: TableFlow) -> list[tuple[str, float]]:
     """Every outcome of the coming roll for the PC side, with its exact chance in %."""
     odds = flow.odds()
-    if not odds:
-        return []
-    rows = []
-    for (winner, degree), chance in odds["outcomes"].items():
-        label = "tie" if winner is None else f"{degree} {'victory' if winner == 'pc' else 'defeat'}"
-        rows.append((label, round(float(chance) * 100, 2)))
-    return rows
+    return outcome_percentages(odds["outcomes"]) if odds else []
 
 
 def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:

@@ -196,6 +196,22 @@ def defeat_chance(odds: dict[tuple[Winner, Degree], Fraction]) -> Fraction:
     return sum((p for (winner, _), p in odds.items() if winner == "opponent"), Fraction(0))
 
 
+def outcome_percentages(odds: dict[tuple[Winner, Degree], Fraction]) -> list[tuple[str, float]]:
+    """Every outcome in words, from the PC's side, with its chance in per cent rounded to
+    two decimals, in the order of `odds` (best first from `simple_odds`): for display.
+
+    >>> outcome_percentages(simple_odds(14, 14))[2:6]
+    [('minor victory', 20.75), ('marginal victory', 22.0), ('tie', 5.0), ('marginal defeat', 22.0)]
+    """
+    return [
+        (
+            "tie" if winner is None else f"{degree} {'victory' if winner == 'pc' else 'defeat'}",
+            round(float(chance) * 100, 2),
+        )
+        for (winner, degree), chance in odds.items()
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class OddsSummary:
     """Victory, tie and defeat chances with and without spending the hero point."""
