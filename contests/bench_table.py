@@ -440,7 +440,8 @@ def clear_presence() -> None:
 def server_breakdown(table: Table, runs: int) -> dict[str, Any]:
     """Where an action's time goes, measured in this process on the same database: the
     service call (which renders the broadcast for every audience after commit, here sent
-    to no one), and the rendering alone."""
+    to no one), the broadcast's rendering alone (the panel and the new log entry), and a
+    full state's (the panel and the whole log, as a (re)connecting browser gets it)."""
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -450,16 +451,16 @@ def server_breakdown(table: Table, runs: int) -> dict[str, Any]:
     from .services import contest_act
 
     gm = get_user_model().objects.get(pk=table.seats[0].user_id)
-    render, act = [], []
+    full, broadcast, act = [], [], []
     for i in range(runs):
-        with CaptureQueriesContext(connection) as render_queries:
+        with CaptureQueriesContext(connection) as full_queries:
             start = time.perf_counter()
             contest = Contest.objects.select_related("campaign").get(pk=table.contest_id)
             html = render_audiences(contest)
-            render.append(time.perf_counter() - start)
+            full.append(time.perf_counter() - start)
         with CaptureQueriesContext(connection) as act_queries:
             start = time.perf_counter()
-            contest_act(
+            result = contest_act(
                 contest_id=table.contest_id,
                 user=gm,
                 action="set_tactic",
@@ -467,13 +468,20 @@ def server_breakdown(table: Table, runs: int) -> dict[str, Any]:
                 idempotency_key=f"bench-breakdown-{uuid.uuid4().hex[:12]}",
             )
             act.append(time.perf_counter() - start)
+        with CaptureQueriesContext(connection) as broadcast_queries:
+            start = time.perf_counter()
+            sent = render_audiences(result.contest, new_event=result.event)
+            broadcast.append(time.perf_counter() - start)
     return {
         "runs": runs,
-        "render_all_audiences_p50_ms": ms(statistics.median(render)),
-        "render_all_audiences_queries": len(render_queries),
-        "action_with_render_p50_ms": ms(statistics.median(act)),
-        "action_with_render_queries": len(act_queries),
-        "fragment_bytes": {a: len(h.encode()) for a, h in html.items()},
+        "action_with_broadcast_p50_ms": ms(statistics.median(act)),
+        "action_with_broadcast_queries": len(act_queries),
+        "render_broadcast_p50_ms": ms(statistics.median(broadcast)),
+        "render_broadcast_queries": len(broadcast_queries),
+        "render_full_state_p50_ms": ms(statistics.median(full)),
+        "render_full_state_queries": len(full_queries),
+        "broadcast_bytes": {a: len(h.encode()) for a, h in sent.items()},
+        "full_state_bytes": {a: len(h.encode()) for a, h in html.items()},
     }
 
 
@@ -1032,6 +1040,7 @@ def faults(figures: dict[str, Any]) -> dict[str, int]:
         "presence_rows_left_after_close": figures["many_tables"]["presence_rows_left_after_close"]
         + idle["presence_rows_left_after_close"],
         "redis_group_members_left_after_close": idle["redis_group_members_left_after_close"],
+        "redis_subscriptions_left_after_close": idle["redis_subscriptions_after_close"]["left"],
         "server_exceptions_logged": sum(figures["daphne_stderr"]["exceptions"].values()),
     }
     return {kind: count for kind, count in found.items() if count}
@@ -1101,6 +1110,32 @@ def presence_rows_left(limit: float = 20.0) -> int:
         time.sleep(0.5)
 
 
+def redis_subscriptions_left(redis_url: str, limit: float = 60.0) -> dict[str, Any]:
+    """Redis pub/sub channels of the app (`asgi*`) still subscribed once every socket has
+    closed, waiting until there are none or the count has not changed for 3 s.
+
+    The pubsub layer unsubscribes a closed socket's channel as its consumer exits,
+    through one lock per Redis connection, so after a mass disconnect the unsubscribes
+    drain one by one; stopping Daphne before they have would cancel the rest (each one
+    logs a CancelledError). The core layer subscribes to nothing.
+    """
+    import redis
+
+    client = redis.Redis.from_url(redis_url, socket_connect_timeout=3, socket_timeout=10)
+    started = time.monotonic()
+    deadline, last, since = started + limit, -1, started
+    try:
+        while True:
+            count = len(client.pubsub_channels("asgi*"))
+            if count != last:
+                last, since = count, time.monotonic()
+            if count == 0 or time.monotonic() - since >= 3 or time.monotonic() > deadline:
+                return {"left": count, "drained_after_s": round(time.monotonic() - started, 1)}
+            time.sleep(0.2)
+    finally:
+        client.close()
+
+
 def redis_group_members_left(redis_url: str, tables: list[Table]) -> int:
     """Members still listed in the tables' Redis groups (the core layer's sorted sets)
     once every socket has closed; each disconnect should have removed its own. Then
@@ -1148,6 +1183,7 @@ def measure_layer(
             )
         )
         idle["presence_rows_left_after_close"] = presence_rows_left()
+        idle["redis_subscriptions_after_close"] = redis_subscriptions_left(env["REDIS_URL"])
         idle["redis_group_members_left_after_close"] = redis_group_members_left(
             env["REDIS_URL"], tables
         )

@@ -98,31 +98,94 @@ def _group_participants(campaign: Campaign, data: dict) -> list[dict]:
 
     `data["participants"]`: [{character_id, ability_id?, side?} for a character, or
     {name, level | rating | npc_id, ability?, side?} for the GM's, each with optional
-    `role` and `owner` (scored followers)]. The frame form sends the shorter shape
-    instead: `pc` and `characters` (ids) on the PCs' side against `opponent`.
+    `role` and `owner` (scored followers; without a side a follower stands on its
+    owner's)]. A name given with a library NPC names that one (two raiders from one
+    entry). The frame form sends a shorter shape: `pc` and `characters` (ids) on the
+    PCs' side against `opponent`, then its rows of further opponents and followers as
+    `participants`, where a blank row is `{}` and skipped so that errors name the row.
     """
-    raw = data.get("participants")
-    if raw is None:
-        pc = data.get("pc") if isinstance(data.get("pc"), dict) else {}
-        more = data.get("characters") if isinstance(data.get("characters"), list) else []
-        ids = [pc.get("character_id"), *more]
-        raw = [{"character_id": c, "side": "pc"} for c in dict.fromkeys(ids) if c]
-        raw.append({**(data.get("opponent") or {}), "side": "opponent"})
-    if not isinstance(raw, list):
+    rows = data.get("participants")
+    if rows is not None and not isinstance(rows, list):
         raise ContestError("participants must be a list")
     participants = []
-    for entry in raw:
-        if not isinstance(entry, dict):
-            raise ContestError("each participant is an object")
-        extra = {k: entry[k] for k in ("side", "role", "owner") if entry.get(k)}
-        if entry.get("character_id"):
-            filled = _character_side(campaign, entry, "participant")
-            extra.setdefault("side", "pc")
-        else:
-            filled = _resistance_side(campaign, entry)
-            extra.setdefault("side", "opponent")
-        participants.append({**filled, **extra})
+    if rows is None or data.get("pc") or data.get("characters"):
+        participants = [
+            _group_participant(campaign, entry)
+            for entry in _framed_group(data, with_rows=bool(rows))
+        ]
+    for number, entry in enumerate(rows or [], start=1):
+        if entry == {}:
+            continue  # a blank row of the frame form
+        try:
+            participant = _group_participant(campaign, entry, row=True)
+            if any(p["name"] == participant["name"] for p in participants):
+                raise ContestError(
+                    f"{participant['name']!r} is already taking part; "
+                    "give each participant a name of its own"
+                )
+        except ContestError as error:
+            raise ContestError(f"{_row_label(number, entry)}: {error}") from None
+        participants.append(participant)
+    for participant in participants:
+        if "side" not in participant:  # a follower without a side: its owner's
+            owner = next((p for p in participants if p["name"] == participant["owner"]), None)
+            participant["side"] = owner.get("side", "opponent") if owner else "opponent"
     return participants
+
+
+def _framed_group(data: dict, *, with_rows: bool) -> list[dict]:
+    """The frame form's short shape: `pc` and the ticked `characters` on the PCs' side,
+    against `opponent`, which may be left blank when the form's rows name the opposition."""
+    pc = data.get("pc") if isinstance(data.get("pc"), dict) else {}
+    more = data.get("characters") if isinstance(data.get("characters"), list) else []
+    ids = [pc.get("character_id"), *more]
+    framed = [{"character_id": c, "side": "pc"} for c in dict.fromkeys(ids) if c]
+    opponent = data.get("opponent") or {}
+    if not isinstance(opponent, dict):
+        raise ContestError("the opponent must be an object")
+    if opponent or not with_rows:
+        framed.append({**opponent, "side": "opponent"})
+    return framed
+
+
+def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> dict:
+    """One participant of a group contest: a character from their sheet, or the GM's
+    from a class, a rating or the library. A row of `participants` must be complete:
+    a name and exactly one of class, rating and library NPC (an NPC brings its name)."""
+    if not isinstance(entry, dict):
+        raise ContestError("each participant is an object")
+    extra = {k: entry[k] for k in ("side", "role", "owner") if entry.get(k)}
+    if row:
+        for key in ("character_id", "ability_id", "npc_id"):
+            value = entry.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ContestError(f"{key} must be a whole number")
+    if entry.get("character_id"):
+        extra.setdefault("side", "pc")
+        return {**_character_side(campaign, entry, "participant"), **extra}
+    name = entry.get("name") or ""
+    if not isinstance(name, str):
+        raise ContestError("a name is text")
+    if row:
+        given = [key for key in ("npc_id", "level", "rating") if entry.get(key) not in (None, "")]
+        if not given:
+            raise ContestError("give it a class, a rating or a library NPC")
+        if len(given) > 1:
+            raise ContestError("give it only one of a class, a rating or a library NPC")
+        if not name.strip() and not entry.get("npc_id"):
+            raise ContestError("give it a name")
+    filled = _resistance_side(campaign, entry)
+    if row and entry.get("npc_id") and name.strip():
+        filled["name"] = name.strip()  # one library entry, several of them in the contest
+    if not extra.get("owner"):
+        extra.setdefault("side", "opponent")
+    return {**filled, **extra}
+
+
+def _row_label(number: int, entry: Any) -> str:
+    name = entry.get("name") if isinstance(entry, dict) else None
+    label = f"participant row {number}"
+    return f"{label} ({name.strip()})" if isinstance(name, str) and name.strip() else label
 
 
 def _roster(campaign: Campaign) -> list[dict]:
@@ -302,6 +365,12 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
             roster=_roster(campaign),
         )
     else:
+        rows = data.get("participants")
+        if rows and (not isinstance(rows, list) or any(rows)):
+            raise ContestError(
+                "more opponents and followers are for group contests: choose a group type, "
+                "or clear the extra participant rows"
+            )
         framing["pc"] = _character_side(campaign, data.get("pc") or {}, "PC")
         opponent = data.get("opponent") or {}
         _frame_resource_draw(campaign, data.get("draw_id"), framing)

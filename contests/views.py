@@ -50,6 +50,11 @@ TEXT_FIELDS = {
     "resistance_level",
 }
 INTEGER = re.compile(r"^-?\d{1,9}$")
+# Forms post lists of rows as "participants.2.name" (at most 100 rows of a list).
+LIST_FIELDS = {"participants"}
+LIST_ROW = re.compile(r"^([a-z_]+)\.([0-9]{1,2})\.([a-z_]+)$")
+# Blank rows of further participants in the frame form (group contests).
+FRAME_ROWS = 5
 
 
 def _table_context(campaign, role: str, user) -> dict:
@@ -74,6 +79,7 @@ def _table_context(campaign, role: str, user) -> dict:
         "open_session": Session.objects.filter(campaign=campaign, ended_at__isnull=True).first(),
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
         "draws": _approved_draws(campaign) if role == "gm" else [],
+        "frame_rows": range(FRAME_ROWS) if role == "gm" else [],
         "new_key": uuid.uuid4().hex,
         **live.contest_context(contest, role),
     }
@@ -96,10 +102,21 @@ def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "contests/table.html", _table_context(campaign, role, request.user))
 
 
+def _field_value(leaf: str, value: str) -> int | str:
+    return int(value) if leaf not in TEXT_FIELDS and INTEGER.match(value) else value
+
+
 def _message_from_post(post) -> dict:
     data: dict = {}
+    rows: dict[str, dict[int, dict]] = {}
     for name, value in post.items():
         if name in CONTROL_FIELDS or value == "":
+            continue
+        # "participants.2.name" -> data["participants"][2]["name"]
+        row = LIST_ROW.match(name)
+        if row and row.group(1) in LIST_FIELDS:
+            field, index, leaf = row.group(1), int(row.group(2)), row.group(3)
+            rows.setdefault(field, {}).setdefault(index, {})[leaf] = _field_value(leaf, value)
             continue
         # "pc.character_id" -> data["pc"]["character_id"]
         *parents, leaf = name.split(".", 1)
@@ -109,7 +126,10 @@ def _message_from_post(post) -> dict:
             if not isinstance(target, dict):
                 break
         else:
-            target[leaf] = int(value) if leaf not in TEXT_FIELDS and INTEGER.match(value) else value
+            target[leaf] = _field_value(leaf, value)
+    for field, by_index in rows.items():
+        # A blank row posts nothing: it stays in its place as {} so errors name the row.
+        data[field] = [by_index.get(i, {}) for i in range(max(by_index) + 1)]
     if "states" in post:
         data["states"] = post.getlist("states")
     if "characters" in post:

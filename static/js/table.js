@@ -92,3 +92,40 @@
     }
   });
 })();
+
+// The frame form's rows of further participants (group contests). Without scripts every
+// row shows; with them the blank rows after the first wait behind "Add another row".
+(function () {
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-participant-rows]").forEach(function (group) {
+      const rows = Array.prototype.slice.call(group.querySelectorAll("[data-participant-row]"));
+      if (rows.length < 2) return;
+      function blank(row) {
+        return Array.prototype.every.call(row.querySelectorAll("input, select"), function (field) {
+          return !field.value;
+        });
+      }
+      function waiting() {
+        return rows.filter(function (row) { return row.style.display === "none"; });
+      }
+      rows.forEach(function (row, i) {
+        if (i > 0 && blank(row)) row.style.display = "none";
+      });
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "secondary";
+      button.textContent = "Add another row";
+      rows[rows.length - 1].after(button);
+      function update() { button.style.display = waiting().length ? "" : "none"; }
+      button.addEventListener("click", function () {
+        const next = waiting()[0];
+        if (!next) return;
+        next.style.display = "";
+        const first = next.querySelector("input, select");
+        if (first) first.focus();  // a keyboard or screen reader user lands in the new row
+        update();
+      });
+      update();
+    });
+  });
+})();

@@ -83,6 +83,8 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
     for key in ("cpu_percent", "rss_mb", "rss_before_mb", "connect_seconds"):
         assert _number(idle[key]), key
     assert idle["open"] + sum(idle["closed_by_server"].values()) == idle["sockets"]
+    # Every closed socket's Redis subscription is gone before Daphne stops.
+    assert idle["redis_subscriptions_after_close"]["left"] == 0
 
     bare = figures["bare_websockets"]
     for key in LATENCY_KEYS:
