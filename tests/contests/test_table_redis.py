@@ -131,3 +131,53 @@ def frame_contest(campaign, gm, tamsin):
             "opponent": {"name": "River", "level": "moderate"},
         },
     ).contest
+
+
+async def _subscribed(redis_url: str, prefix: str) -> set[str]:
+    import redis.asyncio as redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return {name.decode() for name in await client.pubsub_channels(f"{prefix}*")}
+    finally:
+        await client.aclose()
+
+
+async def test_a_pubsub_channel_whose_receive_never_ran_is_released(settings):
+    """channels_redis#276: the pubsub layer unsubscribes a channel only when a running
+    receive() is cancelled. `release_channel`, which every table socket runs as it ends,
+    unsubscribes one whose receive task was cancelled before it started."""
+    import asyncio
+
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    from contests.consumers import release_channel
+
+    if not settings.REDIS_URL:
+        pytest.skip("REDIS_URL is not set (CI sets it, and REQUIRE_SERVICES fails without it)")
+    prefix = f"test-{uuid.uuid4().hex[:8]}"
+    layer = RedisPubSubChannelLayer(hosts=[settings.REDIS_URL], prefix=prefix)
+    try:
+        channel = await layer.new_channel()
+        assert channel in await _subscribed(settings.REDIS_URL, prefix)
+        never_ran = asyncio.ensure_future(layer.receive(channel))
+        never_ran.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await never_ran
+        await release_channel(layer, channel)
+        assert channel not in await _subscribed(settings.REDIS_URL, prefix)
+        await release_channel(layer, channel)  # a second time does nothing
+    finally:
+        await layer.flush()
+
+
+async def test_a_table_socket_leaves_no_subscription_behind(redis_layers, settings, campaign, gm):
+    app = build_application(TableConsumer)
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    socket = table_socket(app, campaign.pk, await database_sync_to_async(session_cookie)(gm))
+    assert (await socket.connect())[0]
+    await receive_until(socket, 'id="presence"', timeout=5)
+    await socket.disconnect(timeout=5)  # waits for the consumer to end
+    # The core layer subscribes to nothing; the pubsub layer unsubscribes the socket's
+    # channel and, once the table is empty, the table's group.
+    assert await _subscribed(settings.REDIS_URL, prefix) == set()
