@@ -7,11 +7,10 @@ import pytest
 
 from contests import live
 from contests.models import ContestEvent
-from contests.rules import fixed_rolls
-from contests.services import contest_act, contest_frame
 from contests.table_actions import perform
 
 from .conftest import ability, key
+from .test_live_simple import act, frame_simple
 
 pytestmark = pytest.mark.django_db
 
@@ -25,28 +24,7 @@ def sent(monkeypatch):
 
 
 def frame(campaign, gm, tamsin):
-    return contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key=key(),
-        data={
-            "kind": "simple",
-            "prize": "the ford",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "The Grey River", "level": "moderate"},
-        },
-    ).contest
-
-
-def act(contest, user, action, rolls=(), **data):
-    return contest_act(
-        contest_id=contest.pk,
-        user=user,
-        action=action,
-        data=data,
-        idempotency_key=key(),
-        roller=fixed_rolls(*rolls),
-    )
+    return frame_simple(campaign, gm, tamsin, level="moderate")
 
 
 def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
