@@ -373,11 +373,13 @@ class GroupFlow(BaseFlow):
         # In the acting phase, who has not acted yet this round (delaying or not).
         to_act = engine["order"] + engine["delayed"] if engine["phase"] == "acting" else None
         rolls = []
-        for name in engine["declarations"]:
+        # In the order they act once acting, else in the contest's order: never the
+        # declarations' own order, which a PostgreSQL jsonb column does not keep.
+        for name in to_act if to_act is not None else list(people):
+            if name not in engine["declarations"]:
+                continue
             target = self._declared_target(engine, name)
             if people[name]["status"] != "in" or target is None:
-                continue
-            if to_act is not None and name not in to_act:
                 continue
             actor, defender = people[name], people[target]
             rolls.append(
