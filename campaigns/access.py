@@ -51,6 +51,13 @@ def get_campaign_for_gm(user, campaign_id: int) -> Campaign:
     return campaign
 
 
+def check_can_import_campaigns(user) -> None:
+    """Importing creates accounts and memberships, so it is for staff only: the people
+    who could run `manage.py import_campaign` on the server."""
+    if not getattr(user, "is_staff", False):
+        raise PermissionDenied("Only staff may import campaigns.")
+
+
 @dataclass(frozen=True)
 class ArchiveViewer:
     """Who is reading a campaign's archive: a member (with their role) or anyone holding

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from characters.models import Character
@@ -216,3 +218,34 @@ class SessionEditForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text="Markdown: **bold**, *italics*, lists, links.",
     )
+
+
+IMPORT_MAX_BYTES = 10 * 1024 * 1024
+
+
+class CampaignImportForm(forms.Form):
+    """A campaign's JSON export, read into `cleaned_data["export"]`; whether it holds a
+    valid campaign is for `campaign_import` to say."""
+
+    export = forms.FileField(
+        label="Campaign export (JSON)",
+        help_text="The file a GM downloads with Export (JSON), at most 10 MB.",
+        widget=forms.FileInput(attrs={"accept": ".json,application/json"}),
+    )
+
+    def clean_export(self):
+        upload = self.cleaned_data["export"]
+        if upload.size > IMPORT_MAX_BYTES:
+            raise forms.ValidationError(
+                f"The file is {upload.size / 1024 / 1024:.1f} MB; the limit is "
+                f"{IMPORT_MAX_BYTES // 1024 // 1024} MB."
+            )
+        try:
+            # utf-8-sig: a byte-order mark, as some editors save one, is not an error.
+            text = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise forms.ValidationError("The file is not UTF-8 text.") from exc
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"The file is not valid JSON: {exc}.") from exc

@@ -6,6 +6,7 @@ urlpatterns = [
     path("", views.landing, name="landing"),
     path("home/", views.home, name="home"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
+    path("campaigns/import/", views.campaign_import_json, name="campaign_import_json"),
     path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("campaigns/<int:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path("campaigns/<int:campaign_id>/options/", views.campaign_options, name="campaign_options"),

@@ -20,7 +20,9 @@ from contests.models import ContestKind
 from . import selectors, services
 from .access import (
     ArchiveViewer,
+    campaign_role,
     campaigns_for_user,
+    check_can_import_campaigns,
     get_archive_for_public_link,
     get_archive_for_user,
     get_campaign_for_gm,
@@ -28,6 +30,7 @@ from .access import (
 )
 from .forms import (
     CampaignForm,
+    CampaignImportForm,
     CampaignOptionsForm,
     HandOverForm,
     InvitationForm,
@@ -39,7 +42,7 @@ from .forms import (
     SessionStartForm,
 )
 from .models import Invitation, Membership, Npc, Role, Session
-from .transfer import campaign_chronicle, campaign_export
+from .transfer import campaign_chronicle, campaign_export, campaign_import, missing_usernames
 
 
 def _posted(request: HttpRequest):
@@ -255,6 +258,50 @@ def campaign_export_json(request: HttpRequest, campaign_id: int) -> HttpResponse
     filename = slugify(campaign.name) or "campaign"
     response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
     return response
+
+
+def campaign_import_json(request: HttpRequest) -> HttpResponse:
+    """Staff upload a JSON export (what `manage.py import_campaign` reads) to recreate it."""
+    check_can_import_campaigns(request.user)
+    form = CampaignImportForm(_posted(request), request.FILES if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data["export"]
+        new_accounts = missing_usernames(data)
+        try:
+            campaign = campaign_import(data=data)
+        except ValidationError as exc:
+            form.add_error(None, "Nothing was imported: " + " ".join(exc.messages))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            # The import checks what a hand-edited export gets wrong, not every shape JSON
+            # can take; its transaction has rolled back whatever it had created.
+            form.add_error(
+                None, "Nothing was imported: the file does not have the shape of a campaign export."
+            )
+        else:
+            text = f"{campaign.name} is imported; its GM is {campaign.gm.shown_name}."
+            if new_accounts:
+                n = len(new_accounts)
+                accounts = "1 account was" if n == 1 else f"{n} accounts were"
+                text += (
+                    f" {accounts} created inactive ({', '.join(new_accounts)}); "
+                    "an administrator must activate them before they can sign in."
+                )
+            messages.success(request, text)
+            # The importer is often not in the campaign; its page would be a 404 for them.
+            if campaign_role(campaign, request.user) is None:
+                return redirect("campaign_import_json")
+            return redirect("campaign_detail", campaign.pk)
+    return _form_page(
+        request,
+        form,
+        title="Import a campaign",
+        intro=(
+            "Recreate a campaign from its JSON export. People are matched by username; "
+            "anyone missing gets an inactive account that an administrator must activate. "
+            "A file with any error imports nothing."
+        ),
+        submit="Import the campaign",
+    )
 
 
 def campaign_export_markdown(request: HttpRequest, campaign_id: int) -> HttpResponse:

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from campaigns import services
@@ -331,6 +331,17 @@ def test_the_management_commands_round_trip(played_campaign, tmp_path):
     wipe(played_campaign)
     call_command("import_campaign", str(path))
     assert campaign_export(Campaign.objects.get()) == exported
+
+
+def test_the_import_command_refuses_a_file_of_another_shape(played_campaign, tmp_path):
+    exported = campaign_export(played_campaign)
+    exported["members"] = [1]  # a number where a member's object belongs
+    wipe(played_campaign)
+    path = tmp_path / "campaign.json"
+    path.write_text(json.dumps(exported))
+    with pytest.raises(CommandError, match="does not have the shape of a campaign export"):
+        call_command("import_campaign", str(path))
+    assert not Campaign.objects.exists() and not Character.objects.exists()
 
 
 def test_the_gm_downloads_the_json_and_players_cannot(client, played_campaign):

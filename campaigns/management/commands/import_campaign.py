@@ -25,4 +25,10 @@ class Command(BaseCommand):
             campaign = campaign_import(data=data)
         except ValidationError as exc:
             raise CommandError("Nothing was imported: " + " ".join(exc.messages)) from exc
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            # As on the import page: a shape the import's checks do not name; its
+            # transaction has rolled back whatever it had created.
+            raise CommandError(
+                "Nothing was imported: the file does not have the shape of a campaign export."
+            ) from exc
         self.stdout.write(f"Imported {campaign.name!r} as campaign {campaign.pk}.")
