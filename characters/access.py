@@ -1,7 +1,8 @@
 """Who may see or change a character (every view asks here).
 
 Its player may see and change it; the GM of its campaign may see it and apply
-conditions, awards, directed improvements and undo. Anyone else gets 404, so they
+conditions, awards, directed improvements and undo; either may record a sidekick lost,
+replaced or promoted (§6.5.2). Anyone else gets 404, so they
 learn nothing; someone who may see it but not do what they asked gets 403.
 """
 
@@ -29,6 +30,11 @@ class CharacterAccess:
     def can_direct(self) -> bool:
         """The GM's: conditions, awards, directed improvements, undo."""
         return self.is_gm
+
+    @property
+    def can_tend_followers(self) -> bool:
+        """The player's or the GM's: a sidekick lost, replaced or promoted (§6.5.2)."""
+        return self.is_owner or self.is_gm
 
 
 def get_character_for_user(user, character_id: int) -> tuple[Character, CharacterAccess]:
@@ -62,4 +68,12 @@ def get_character_for_gm(user, character_id: int) -> tuple[Character, CharacterA
     character, access = get_character_for_user(user, character_id)
     if not access.can_direct:
         raise PermissionDenied("Only the campaign's GM may do that.")
+    return character, access
+
+
+def get_character_for_player_or_gm(user, character_id: int) -> tuple[Character, CharacterAccess]:
+    """A character its player or its campaign's GM may change (followers, §6.5.2)."""
+    character, access = get_character_for_user(user, character_id)
+    if not access.can_tend_followers:
+        raise PermissionDenied("Only the character's player or the campaign's GM may do that.")
     return character, access

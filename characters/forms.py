@@ -265,6 +265,28 @@ class SidekickForm(forms.Form):
         return data
 
 
+class NewSidekickForm(SidekickForm):
+    """A sidekick in play when you have none (§6.5.2): a new follower, or the retainer
+    `promoting` raised to sidekick, with §6.5.1's abilities and how they came to you."""
+
+    origin = forms.CharField(
+        label="How they came to be your follower",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="You must explain how the new sidekick has come to be your follower (§6.5.2).",
+    )
+    retainer = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+    promoting = None  # the retainer being promoted, set by the view
+
+
+class SidekickLoseForm(forms.Form):
+    reason = forms.CharField(
+        max_length=300,
+        label="How was the sidekick lost?",
+        help_text="Killed, or gone from your service for good, and how (§6.5.2).",
+    )
+
+
 class RetainerForm(forms.Form):
     name = forms.CharField(max_length=120)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
@@ -399,7 +421,10 @@ class ConditionForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["abilities"].queryset = character.abilities.exclude(kind=AbilityKind.FLAW)
+        # A lost sidekick's abilities (§6.5.2) are history, no longer in play.
+        self.fields["abilities"].queryset = character.abilities.exclude(
+            kind=AbilityKind.FLAW
+        ).exclude(follower__lost_at__isnull=False)
 
 
 HEALING_OUTCOMES = [(level, describe_level(level).capitalize()) for level in range(4, -5, -1)]

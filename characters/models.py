@@ -111,7 +111,12 @@ class RelationshipKind(models.TextChoices):
 
 
 class Follower(models.Model):
-    """A sidekick (at most one, §6.5.1) or a retainer (§6.5.3) of a character."""
+    """A sidekick (at most one in service, §6.5.1) or a retainer (§6.5.3) of a character.
+
+    A sidekick killed or gone from your service (§6.5.2) stays on record with `lost_at`
+    and `lost_reason`; its abilities are no longer yours to use, and a new sidekick may
+    take its place.
+    """
 
     class Kind(models.TextChoices):
         SIDEKICK = "sidekick", "Sidekick"
@@ -121,20 +126,37 @@ class Follower(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices)
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True)
+    origin = models.TextField(
+        blank=True, help_text="How they came to be your follower (§6.5.1, §6.5.2)."
+    )
+    lost_at = models.DateTimeField(null=True, blank=True)
+    lost_reason = models.CharField(
+        max_length=300, blank=True, help_text="How the sidekick was lost: killed, left..."
+    )
 
     class Meta:
         ordering = ["kind", "name", "id"]
         constraints = [
+            # A lost sidekick is history, not service: only those still serving count.
             models.UniqueConstraint(
                 fields=["owner"],
-                condition=Q(kind="sidekick"),
+                condition=Q(kind="sidekick", lost_at__isnull=True),
                 name="one_sidekick_per_character",
                 violation_error_message="A character has one sidekick at most (§6.5.1).",
-            )
+            ),
+            models.CheckConstraint(
+                condition=Q(lost_at__isnull=True) | ~Q(lost_reason=""),
+                name="a_lost_follower_has_a_reason",
+                violation_error_message="Say how the sidekick was lost (§6.5.2).",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.get_kind_display()} of {self.owner})"
+
+    @property
+    def lost(self) -> bool:
+        return self.lost_at is not None
 
 
 class CreationRole(models.TextChoices):
@@ -304,7 +326,17 @@ class LedgerReason(models.TextChoices):
     SESSION_START = "session_start", "Session start"
     SESSION_END = "session_end", "Session end"
     FOLLOWER = "follower", "Follower left"
+    SIDEKICK_LOST = "sidekick_lost", "Sidekick lost"
+    SIDEKICK_NEW = "sidekick_new", "New sidekick"
+    SIDEKICK_PROMOTED = "promotion", "Retainer promoted to sidekick"
     UNDO = "undo", "Undone"
+
+
+# Steps that change who serves as the sidekick (§6.5.2); their `state_before` keeps the
+# follower's fields, so the GM's undo puts the follower back as it was.
+SIDEKICK_REASONS = frozenset(
+    {LedgerReason.SIDEKICK_LOST, LedgerReason.SIDEKICK_NEW, LedgerReason.SIDEKICK_PROMOTED}
+)
 
 
 # What the GM may undo (while it is the latest change): the steps of play and
@@ -319,6 +351,7 @@ UNDOABLE_REASONS = frozenset(
         LedgerReason.HERO_POINT_AWARD,
         LedgerReason.SESSION_START,
         LedgerReason.SESSION_END,
+        *SIDEKICK_REASONS,
     }
 )
 

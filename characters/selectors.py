@@ -130,7 +130,9 @@ def sheet_context(character: Character, access) -> dict:
         else:
             standalone.append(line(ability))
 
-    sidekick = next((f for f in followers if f.kind == Follower.Kind.SIDEKICK), None)
+    # Only the sidekick in service lends its abilities (§6.5.1); a lost one is history.
+    sidekicks = [f for f in followers if f.kind == Follower.Kind.SIDEKICK]
+    sidekick = next((f for f in sidekicks if not f.lost), None)
     sidekick_lines = [line(a) for a in abilities if sidekick and a.follower_id == sidekick.pk]
     retainers = [f for f in followers if f.kind == Follower.Kind.RETAINER]
 
@@ -156,6 +158,7 @@ def sheet_context(character: Character, access) -> dict:
         "sidekick": sidekick,
         "sidekick_lines": sidekick_lines,
         "retainers": retainers,
+        "lost_sidekicks": [f for f in sidekicks if f.lost],
         "conditions": active,
         "catch_ups": catch_ups,
         "steps": steps,
@@ -260,6 +263,9 @@ def character_export(character: Character) -> dict:
                 "kind": f.kind,
                 "name": f.name,
                 "description": f.description,
+                "origin": f.origin,
+                "lost_at": f.lost_at.isoformat() if f.lost_at else None,
+                "lost_reason": f.lost_reason,
                 "abilities": [ability_json(a) for a in abilities if a.follower_id == f.pk],
             }
             for f in character.followers.all()

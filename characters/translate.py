@@ -123,6 +123,18 @@ def _role_name(abilities: Sequence[Ability], role: str) -> str | None:
     return next((a.name for a in abilities if a.creation_role == role), None)
 
 
+def to_rules_sidekick(follower: Follower, abilities: Sequence[Ability]) -> Sidekick:
+    """The engine's `Sidekick` (§6.5.1): the follower's name and its abilities' rows."""
+    return Sidekick(
+        follower.name,
+        tuple(
+            RulesAbility(a.name, a.rating, RULES_KIND[a.kind])
+            for a in abilities
+            if a.follower_id == follower.pk
+        ),
+    )
+
+
 def creation_inputs(
     abilities: Sequence[Ability], followers: Sequence[Follower]
 ) -> tuple[list[RulesAbility], dict]:
@@ -134,17 +146,11 @@ def creation_inputs(
         for a in abilities
         if a.kind == AbilityKind.FLAW
     ]
+    # A lost sidekick (§6.5.2) is history: it no longer fills one of the 12.
     sidekicks = [
-        Sidekick(
-            f.name,
-            tuple(
-                RulesAbility(a.name, a.rating, RULES_KIND[a.kind])
-                for a in abilities
-                if a.follower_id == f.pk
-            ),
-        )
+        to_rules_sidekick(f, abilities)
         for f in followers
-        if f.kind == Follower.Kind.SIDEKICK
+        if f.kind == Follower.Kind.SIDEKICK and not f.lost
     ]
     kwargs = {
         "defining": _role_name(own, CreationRole.DEFINING),

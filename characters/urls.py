@@ -23,11 +23,17 @@ urlpatterns = [
     ),
     path("<int:character_id>/concept/", views.concept_set, name="concept"),
     path("<int:character_id>/sidekick/", views.sidekick_set, name="sidekick"),
+    path("<int:character_id>/sidekick/new/", views.sidekick_new, name="sidekick_new"),
     path("<int:character_id>/retainers/", views.retainer_add, name="retainer_add"),
     path(
         "<int:character_id>/followers/<int:follower_id>/remove/",
         views.follower_remove,
         name="follower_remove",
+    ),
+    path(
+        "<int:character_id>/followers/<int:follower_id>/lose/",
+        views.sidekick_lose,
+        name="sidekick_lose",
     ),
     path("<int:character_id>/prose/", views.prose_set, name="prose"),
     path("<int:character_id>/finish/", views.creation_finish, name="finish"),

@@ -27,9 +27,10 @@ from .access import (
     CharacterAccess,
     get_character_for_gm,
     get_character_for_owner,
+    get_character_for_player_or_gm,
     get_character_for_user,
 )
-from .models import Character
+from .models import Character, Follower
 from .selectors import campaign_roster, character_export, characters_of_player, sheet_context
 
 PAGES = {"sheet": "characters/sheet.html#sheet", "wizard": "characters/wizard.html#creation"}
@@ -147,6 +148,8 @@ FORMS: dict[str, Callable[[Character, Any], Form]] = {
     "ability": lambda c, data: forms.AbilityForm(data, character=c),
     "concept": lambda c, data: forms.ConceptForm(data, character=c, initial=_roles(c)),
     "sidekick": lambda c, data: forms.SidekickForm(data, initial=_sidekick(c)),
+    "sidekick_lose": lambda c, data: forms.SidekickLoseForm(data),
+    "sidekick_new": lambda c, data: forms.NewSidekickForm(data),
     "prose": lambda c, data: forms.ProseForm(data, initial={"prose": c.prose}),
     "advance": lambda c, data: forms.AdvanceForm(data),
     "catch_up": lambda c, data: forms.CatchUpForm(data, character=c),
@@ -168,6 +171,8 @@ SHOWN_WITH_ERRORS = {
     "ability",
     "concept",
     "sidekick",
+    "sidekick_lose",
+    "sidekick_new",
     "prose",
     "advance",
     "retainer",
@@ -192,7 +197,7 @@ def _roles(character: Character) -> dict[str, int]:
 
 
 def _sidekick(character: Character) -> dict[str, Any]:
-    sidekick = character.followers.filter(kind="sidekick").first()
+    sidekick = character.followers.filter(kind="sidekick", lost_at__isnull=True).first()
     if sidekick is None:
         return {}
     initial: dict[str, Any] = {"name": sidekick.name, "description": sidekick.description}
@@ -216,6 +221,8 @@ def _blank_forms(character: Character, access: CharacterAccess) -> dict[str, For
             names += ["classic_raise", "classic_new"]
     if access.can_direct:
         names += ["award", "directed", "directed_new", "condition", "wane"]
+    if access.can_tend_followers and character.creation_complete:
+        names += ["sidekick_lose", "sidekick_new"]
     return {name: _form(name, character) for name in names}
 
 
@@ -476,6 +483,76 @@ def follower_remove(request: HttpRequest, character_id: int, follower_id: int) -
             character=character, actor=request.user, follower=follower
         ),
         f"{follower.name} has left.",
+    )
+
+
+@require_POST
+def sidekick_lose(request: HttpRequest, character_id: int, follower_id: int) -> HttpResponse:
+    """The player or the GM records the sidekick killed or gone for good (§6.5.2)."""
+    character, _ = get_character_for_player_or_gm(request.user, character_id)
+    follower = get_object_or_404(character.followers, pk=follower_id)
+    return _submit(
+        request,
+        character,
+        "sidekick_lose",
+        lambda d: services.character_sidekick_lose(
+            character=character, actor=request.user, follower=follower, reason=d["reason"]
+        ),
+        lambda lost: f"{lost.name} is lost: {lost.lost_reason}.",
+    )
+
+
+def _retainer(character: Character, value: str | None) -> Follower | None:
+    if not value:
+        return None
+    if not value.isdigit():
+        raise Http404("No such retainer")
+    return get_object_or_404(character.followers, pk=int(value), kind=Follower.Kind.RETAINER)
+
+
+@require_http_methods(["GET", "POST"])
+def sidekick_new(request: HttpRequest, character_id: int) -> HttpResponse:
+    """GET: the new-sidekick form in place (`?retainer=<id>`: promoting that retainer,
+    its name filled in); POST: the new sidekick, without a hero point (§6.5.2)."""
+    character, access = get_character_for_player_or_gm(request.user, character_id)
+    source = request.GET if request.method == "GET" else request.POST
+    retainer = _retainer(character, source.get("retainer"))
+    if request.method == "GET":
+        initial = {}
+        if retainer is not None:
+            initial = {
+                "retainer": retainer.pk,
+                "name": retainer.name,
+                "description": retainer.description,
+            }
+        form = forms.NewSidekickForm(initial=initial)
+        form.auto_id = "sidekick_new-%s"
+        form.promoting = retainer
+        context = {"character": character, "access": access, "form": form, "open": True}
+        return render(request, "characters/sheet.html#sidekick-new", context)
+    form = _form("sidekick_new", character, request.POST)
+    form.promoting = retainer
+
+    def run(d: dict[str, Any]) -> Follower:
+        common = {
+            "character": character,
+            "actor": request.user,
+            "name": d["name"],
+            "description": d["description"],
+            "origin": d["origin"],
+            "abilities": d["abilities"],
+        }
+        if retainer is not None:
+            return services.character_retainer_promote(retainer=retainer, **common)
+        return services.character_sidekick_replace(**common)
+
+    return _submit(
+        request,
+        character,
+        "sidekick_new",
+        run,
+        lambda sidekick: f"{sidekick.name} is your sidekick now; no hero point spent.",
+        form,
     )
 
 

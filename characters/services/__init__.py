@@ -10,6 +10,8 @@ All rules come from the engine (contests.rules):
 - Conditions (`conditions.py`; §2.11, R10): the engine says what recording, healing or
   waning a state does to the states an ability holds.
 - Import (`transfer.py`): a JSON export, checked as a whole.
+- Sidekicks in play (`followers.py`; §6.5.2): a sidekick lost, replaced without a hero
+  point, or a retainer promoted, its abilities checked as at creation (§6.5.1).
 
 Every change to a rating, hero points or XP is a `LedgerStep` with its entries
 (`base.py`); the GM may undo the latest step of play or advancement. Refusals are
@@ -52,6 +54,11 @@ from .creation import (
     character_prose_set,
     character_sidekick_set,
 )
+from .followers import (
+    character_retainer_promote,
+    character_sidekick_lose,
+    character_sidekick_replace,
+)
 from .transfer import EXPORT_FORMAT, EXPORT_VERSION, character_import
 
 __all__ = [
@@ -83,8 +90,11 @@ __all__ = [
     "character_hero_points_award",
     "character_import",
     "character_prose_set",
+    "character_retainer_promote",
     "character_session_end",
     "character_session_start",
+    "character_sidekick_lose",
+    "character_sidekick_replace",
     "character_sidekick_set",
     "character_step_undo",
     "error_lines",

@@ -17,9 +17,11 @@ from contests.rules.advancement import Character as RulesCharacter
 from contests.rules.errors import RulesError
 
 from ..models import (
+    SIDEKICK_REASONS,
     Ability,
     AbilityKind,
     Character,
+    LedgerEntry,
     LedgerReason,
     LedgerStep,
 )
@@ -31,6 +33,7 @@ from ..translate import (
     state_snapshot,
 )
 from .base import clean, engine_entries, invalid, ledger_step, lock, undoable_step
+from .followers import follower_step_revert
 
 
 def _engine_step(
@@ -287,19 +290,31 @@ def character_classic_new_ability(
 def character_step_undo(*, character: Character, actor) -> LedgerStep:
     """The GM undoes the latest step of play or advancement: ratings, kinds, hero
     points, XP, session counters and catch-ups return to what they were, abilities the
-    step created go, and the ledger records the undo."""
+    step created go, and the ledger records the undo. A sidekick step (§6.5.2) puts its
+    follower back as it was."""
     lock(character)
     target = undoable_step(character)
     if target is None:
         raise ValidationError(
             "Nothing to undo: only the latest step of play or advancement can be undone."
         )
-    abilities = list(character.abilities.all())
-    current = rules_sheet(character, abilities)
-    restored = rules_sheet(character, abilities, state=target.state_before)
     note = f"undid {target.get_reason_display().lower()}" + (
         f" ({target.note})" if target.note else ""
     )
+    if target.reason in SIDEKICK_REASONS:
+        entries = follower_step_revert(character, target, note)
+    else:
+        entries = _engine_step_revert(character, target, note)
+    target.undone_at = timezone.now()
+    target.undone_by = actor
+    target.save(update_fields=["undone_at", "undone_by"])
+    return ledger_step(character, actor, LedgerReason.UNDO, note, entries=entries)
+
+
+def _engine_step_revert(character: Character, target: LedgerStep, note: str) -> list[LedgerEntry]:
+    abilities = list(character.abilities.all())
+    current = rules_sheet(character, abilities)
+    restored = rules_sheet(character, abilities, state=target.state_before)
     entries = engine_entries(current.character, restored.character, [], current.rows, note)
     saved = target.state_before["abilities"]
     # Breakouts first, so deleting a keyword never finds its breakout gone already.
@@ -324,7 +339,4 @@ def character_step_undo(*, character: Character, actor) -> LedgerStep:
     for entry in entries:
         if entry.ability is not None and entry.ability.pk is None:
             entry.ability = None  # the step created it and the undo removed it
-    target.undone_at = timezone.now()
-    target.undone_by = actor
-    target.save(update_fields=["undone_at", "undone_by"])
-    return ledger_step(character, actor, LedgerReason.UNDO, note, entries=entries)
+    return entries

@@ -372,35 +372,51 @@ def character_sidekick_set(
     abilities, standalone or keyword, 16/13/13 plus 15 points as the engine checks."""
 
     def write(rows: list[Ability], followers: list[Follower]) -> Follower:
-        sidekick = next((f for f in followers if f.kind == Follower.Kind.SIDEKICK), None)
+        sidekick = next(
+            (f for f in followers if f.kind == Follower.Kind.SIDEKICK and not f.lost), None
+        )
         sidekick = sidekick or Follower(owner=character, kind=Follower.Kind.SIDEKICK)
         sidekick.name = name.strip()
         sidekick.description = description.strip()
         clean(sidekick)
         sidekick.save()
         existing = [a for a in rows if a.follower_id == sidekick.pk]
-        for position, (ability_name, rating, kind) in enumerate(abilities):
-            if kind not in (AbilityKind.STANDALONE, AbilityKind.KEYWORD):
-                raise ValidationError(
-                    f"{sidekick.name}'s abilities are standalone abilities or keywords (§6.5.1)."
-                )
-            if position < len(existing):
-                row = existing[position]
-            else:
-                row = Ability(character=character, follower=sidekick)
-            row.name, row.rating, row.kind, row.position = (
-                ability_name.strip(),
-                rating,
-                kind,
-                position,
-            )
-            clean(row)
-            row.save()
-        for row in existing[len(abilities) :]:
-            row.delete()
+        write_sidekick_abilities(character, sidekick, existing, abilities)
         return sidekick
 
     return _creation_change(character, actor, f"sidekick {name.strip()}", write)
+
+
+def write_sidekick_abilities(
+    character: Character,
+    sidekick: Follower,
+    existing: Sequence[Ability],
+    abilities: Sequence[tuple[str, int, str]],
+) -> list[Ability]:
+    """Write the sidekick's (name, rating, kind) abilities over its `existing` rows
+    (§6.5.1: standalone abilities or keywords); the rows left over go."""
+    written = []
+    for position, (ability_name, rating, kind) in enumerate(abilities):
+        if kind not in (AbilityKind.STANDALONE, AbilityKind.KEYWORD):
+            raise ValidationError(
+                f"{sidekick.name}'s abilities are standalone abilities or keywords (§6.5.1)."
+            )
+        if position < len(existing):
+            row = existing[position]
+        else:
+            row = Ability(character=character, follower=sidekick)
+        row.name, row.rating, row.kind, row.position = (
+            ability_name.strip(),
+            rating,
+            kind,
+            position,
+        )
+        clean(row)
+        row.save()
+        written.append(row)
+    for row in existing[len(abilities) :]:
+        row.delete()
+    return written
 
 
 @transaction.atomic

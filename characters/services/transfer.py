@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.dateparse import parse_datetime
 
 from contests.rules import advancement as rules
 from contests.rules.errors import RulesError
@@ -119,12 +120,20 @@ def character_import(*, player, data: Any) -> Character:
     for index, item in enumerate(followers_data, 1):
         if not isinstance(item, dict):
             raise ValidationError(f"follower {index} must be an object.")
+        where = f"follower {index}: "
+        lost_at = _field(item, "lost_at", str, where=where) if item.get("lost_at") else None
         follower = Follower(
             owner=character,
-            kind=_field(item, "kind", str, where=f"follower {index}: "),
-            name=_field(item, "name", str, where=f"follower {index}: ").strip(),
-            description=_field(item, "description", str, "", f"follower {index}: "),
+            kind=_field(item, "kind", str, where=where),
+            name=_field(item, "name", str, where=where).strip(),
+            description=_field(item, "description", str, "", where),
+            origin=_field(item, "origin", str, "", where),
+            # A sidekick lost in play (§6.5.2) travels as history.
+            lost_at=parse_datetime(lost_at) if lost_at else None,
+            lost_reason=_field(item, "lost_reason", str, "", where),
         )
+        if lost_at and follower.lost_at is None:
+            raise ValidationError(f"{where}lost_at must be a date and time, not {lost_at!r}.")
         clean(follower, f"follower {index}: ")
         follower.save()
         if follower.kind == Follower.Kind.SIDEKICK:
