@@ -446,6 +446,7 @@ def _community_out(
         "background_done": community.background_done,
         "crisis_tests_session": session_numbers.get(community.crisis_tests_session_id),
         "answer_mode": community.answer_mode,
+        "social_penalties_linger": community.social_penalties_linger,
         "resources": [
             {
                 "name": r.name,
@@ -900,6 +901,8 @@ def _import_community(campaign, item: dict, refs: _Refs, sessions, contest_ids, 
         background_done=bool(item.get("background_done", False)),
         crisis_tests_session=_key(sessions, item.get("crisis_tests_session"), "session", where),
         answer_mode=item.get("answer_mode", AnswerMode.CONSENSUS),
+        # Absent from older exports: the standard rule (§8.2).
+        social_penalties_linger=bool(item.get("social_penalties_linger", False)),
     )
     community.full_clean()
     community.save()

@@ -26,7 +26,7 @@ ADVERSITY_NAMES = ", ".join(state.value for state in ADVERSITY)
 class CommunityForm(forms.ModelForm):
     class Meta:
         model = Community
-        fields = ["name", "description", "interval_name", "answer_mode"]
+        fields = ["name", "description", "interval_name", "answer_mode", "social_penalties_linger"]
         labels = {"interval_name": "Interval"}
 
 

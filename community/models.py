@@ -65,6 +65,14 @@ class Community(models.Model):
         choices=AnswerMode.choices,
         default=AnswerMode.CONSENSUS,
     )
+    social_penalties_linger = models.BooleanField(
+        "lingering social penalties",
+        default=False,
+        help_text=(
+            "Optional rule (§8.2): a failed draw's social penalty outlasts its interval; "
+            "characters shed 3 points of it at the end of each interval, until it is gone."
+        ),
+    )
 
     class Meta:
         verbose_name_plural = "communities"

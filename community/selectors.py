@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Case, Prefetch, When
+from django.db.models import Case, Prefetch, Q, When
 
 from characters.models import Ability, AbilityKind
 from contests.rules import community as rules
@@ -43,11 +43,24 @@ def notation_context(community: Community) -> dict[str, Any]:
     """The live notation table (§8.1.4): the same for every member, so one rendering
     can be broadcast to all of them."""
     resources = list(community.resources.all())
+    now = community.interval_number
+    # This interval's draws, and with §8.2's optional rule the earlier failed ones whose
+    # social penalty may still linger: one query either way.
+    wanted = Q(interval=now)
+    if community.social_penalties_linger:
+        wanted |= Q(interval__lt=now, social_penalty__lt=0)
     draws = list(
-        community.draws.filter(interval=community.interval_number)
+        community.draws.filter(wanted)
         .select_related("resource", "contest")
-        .order_by("created_at", "id")
+        .order_by("interval", "created_at", "id")
     )
+    social_penalties = []
+    for draw in draws:
+        draw.penalty_in_force = rules.social_penalty_in_force(
+            draw.social_penalty, draw.interval, now, linger=community.social_penalties_linger
+        )
+        if draw.penalty_in_force:
+            social_penalties.append(draw)
     return {
         "community": community,
         "campaign_id": community.campaign_id,
@@ -57,8 +70,10 @@ def notation_context(community: Community) -> dict[str, Any]:
         else "",
         "crises": [r for r in resources if r.crisis],
         "steps": _steps(community, community.interval_number),
-        "social_penalties": [d for d in draws if d.social_penalty],
-        "approved_draws": [d for d in draws if d.status == DrawStatus.APPROVED],
+        "social_penalties": social_penalties,
+        "approved_draws": [
+            d for d in draws if d.interval == now and d.status == DrawStatus.APPROVED
+        ],
     }
 
 

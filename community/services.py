@@ -265,8 +265,11 @@ def community_create(
     description: str = "",
     interval_name: str = "season",
     answer_mode: str = AnswerMode.CONSENSUS,
+    social_penalties_linger: bool = False,
 ) -> Community:
-    """The campaign's focal community (§8; a campaign tracks at most one)."""
+    """The campaign's focal community (§8; a campaign tracks at most one).
+    `social_penalties_linger` is §8.2's optional rule: social penalties shed 3 points per
+    interval instead of ending with it."""
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     _require_gm(campaign, actor)
     if Community.objects.filter(campaign=campaign).exists():
@@ -280,6 +283,7 @@ def community_create(
         description=(description or "").strip(),
         interval_name=_text(interval_name, "the interval a name (season, voyage…)", 40),
         answer_mode=answer_mode,
+        social_penalties_linger=bool(social_penalties_linger),
     )
     community.full_clean()
     community.save()
@@ -295,6 +299,7 @@ def community_update(
     description: str = "",
     interval_name: str = "season",
     answer_mode: str = AnswerMode.CONSENSUS,
+    social_penalties_linger: bool = False,
 ) -> Community:
     community = _lock(community)
     _require_gm(community.campaign, actor)
@@ -302,8 +307,17 @@ def community_update(
     community.description = (description or "").strip()
     community.interval_name = _text(interval_name, "the interval a name (season, voyage…)", 40)
     community.answer_mode = answer_mode
+    community.social_penalties_linger = bool(social_penalties_linger)
     community.full_clean()
-    community.save(update_fields=["name", "description", "interval_name", "answer_mode"])
+    community.save(
+        update_fields=[
+            "name",
+            "description",
+            "interval_name",
+            "answer_mode",
+            "social_penalties_linger",
+        ]
+    )
     _broadcast(community)
     return community
 

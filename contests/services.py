@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from campaigns.access import campaign_role
@@ -646,19 +646,41 @@ def _reverse_side_effects(event: ContestEvent, user) -> None:
 def social_penalties(ability: Ability) -> list[dict[str, Any]]:
     """§8.2: when a draw on a community resource failed its prize, the penalty also
     falls on the social ability the character lobbied the community with, for the
-    rest of the interval."""
+    rest of the interval. With the community's optional rule (`social_penalties_linger`)
+    earlier intervals' penalties still apply, less 3 per interval ended since. One query."""
     from community.models import ResourceDraw
+    from contests.rules.community import social_penalty_in_force
 
-    draws = ResourceDraw.objects.filter(
-        character_id=ability.character_id,
-        ability_name=ability.name,
-        social_penalty__lt=0,
-        interval=F("community__interval_number"),
-    ).select_related("resource")
-    return [
-        {"label": f"social penalty: drawing on {d.resource.name}", "value": d.social_penalty}
-        for d in draws
-    ]
+    current = F("community__interval_number")
+    draws = (
+        ResourceDraw.objects.filter(
+            character_id=ability.character_id,
+            ability_name=ability.name,
+            social_penalty__lt=0,
+        )
+        .filter(
+            Q(interval=current) | Q(community__social_penalties_linger=True, interval__lt=current)
+        )
+        .select_related("resource", "community")
+        .order_by("interval", "created_at", "id")
+    )
+    lines = []
+    for d in draws:
+        community = d.community
+        now = community.interval_number
+        value = social_penalty_in_force(
+            d.social_penalty, d.interval, now, linger=community.social_penalties_linger
+        )
+        if not value:
+            continue  # shed entirely
+        label = f"social penalty: drawing on {d.resource.name}"
+        if d.interval < now:
+            label += (
+                f" ({value:+d} left of {d.social_penalty:+d},"
+                f" since {community.interval_name} {d.interval})"
+            )
+        lines.append({"label": label, "value": value})
+    return lines
 
 
 def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> dict[str, Any]:

@@ -50,6 +50,9 @@ DEFEAT_PENALTY: dict[int, int] = {-1: -3, -2: -6, -3: -9, -4: -9}
 # §8.2.3 with the Benefits of Victory Table (§2.11.2); heroic (a bump) becomes +9 too.
 BOLSTER_BONUS: dict[int, int] = {1: 3, 2: 6, 3: 9, 4: 9}
 
+# §8.2 optional rule: lingering social penalties shed 3 points at each interval's end.
+SOCIAL_PENALTY_SHED = 3
+
 # §8.3 Changes to Resource Ratings.
 POINTS_PER_STEP = 3
 MAX_RISE = 3
@@ -107,9 +110,43 @@ def depletion_penalty(outcome: OutcomeLike) -> int:
 def social_penalty(outcome: OutcomeLike) -> int:
     """The penalty on the PCs' social and community abilities with community members
     after drawing on a resource (§8.2): the depletion penalty when the prize was not
-    secured (any defeat, or a tie), else 0. It ends with the interval."""
+    secured (any defeat, or a tie), else 0. It ends with the interval (or lingers: see
+    `social_penalty_in_force`)."""
     level = outcome_level(outcome)
     return depletion_penalty(level) if level <= 0 else 0
+
+
+def social_penalty_in_force(penalty: int, drawn_in: int, now: int, *, linger: bool) -> int:
+    """What is left in interval `now` of a draw's social `penalty` (0 or negative)
+    taken in interval `drawn_in` (§8.2).
+
+    By the standard rule depletion penalties "end at the end of the current interval":
+    the penalty holds in its own interval and is 0 after. With the optional rule
+    (`linger`), characters "shed a 3-point penalty at the end of each interval": each
+    interval ended since the draw takes 3 off, and it never rises above 0.
+
+    >>> [social_penalty_in_force(-7, 2, now, linger=True) for now in (2, 3, 4, 5)]
+    [-7, -4, -1, 0]
+    >>> [social_penalty_in_force(-7, 2, now, linger=False) for now in (2, 3)]
+    [-7, 0]
+    """
+    for name, value in (("penalty", penalty), ("drawn_in", drawn_in), ("now", now)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesError(f"{name} must be a whole number, not {value!r}")
+    if penalty > 0:
+        raise RulesError(f"a social penalty is 0 or negative (§8.2), not {penalty:+d}")
+    if drawn_in < 1:
+        raise RulesError(f"the interval number is 1 or more, not {drawn_in}")
+    if now < drawn_in:
+        raise RulesError(
+            f"a penalty drawn in interval {drawn_in} is not in force in interval {now}"
+        )
+    ended = now - drawn_in  # §8.2: one shedding per interval end since the draw
+    if ended == 0:
+        return penalty
+    if not linger:
+        return 0
+    return min(0, penalty + SOCIAL_PENALTY_SHED * ended)
 
 
 def own_augments_allowed(*, required_resource_augment: bool) -> int:

@@ -16,6 +16,7 @@ from contests.rules.community import (
     outcome_level,
     own_augments_allowed,
     social_penalty,
+    social_penalty_in_force,
 )
 from contests.rules.errors import RulesError
 from contests.rules.ratings import Rating
@@ -160,6 +161,67 @@ def test_a_tie_depletes_like_the_mildest_use():
 )
 def test_failing_to_secure_the_prize_penalises_social_abilities_8_2(outcome, penalty):
     assert social_penalty(outcome) == penalty
+
+
+# §8.2 optional rule: (penalty, drawn in, now) -> in force with the option off, on.
+IN_FORCE_CELLS = [
+    (-7, 2, 2, -7, -7),
+    (-7, 2, 3, 0, -4),
+    (-7, 2, 4, 0, -1),
+    (-7, 2, 5, 0, 0),
+    (-7, 2, 9, 0, 0),
+    (-3, 1, 1, -3, -3),
+    (-3, 1, 2, 0, 0),
+    (-6, 1, 2, 0, -3),
+    (-6, 1, 3, 0, 0),
+    (-9, 4, 5, 0, -6),
+    (-9, 4, 6, 0, -3),
+    (-9, 4, 7, 0, 0),
+    (0, 1, 1, 0, 0),
+    (0, 1, 3, 0, 0),
+]
+
+
+@pytest.mark.parametrize(("penalty", "drawn_in", "now", "off", "on"), IN_FORCE_CELLS)
+def test_a_social_penalty_ends_with_its_interval_or_sheds_3_per_interval_8_2(
+    penalty, drawn_in, now, off, on
+):
+    assert social_penalty_in_force(penalty, drawn_in, now, linger=False) == off
+    assert social_penalty_in_force(penalty, drawn_in, now, linger=True) == on
+
+
+@pytest.mark.parametrize(
+    ("penalty", "drawn_in", "now", "message"),
+    [
+        (3, 1, 1, "0 or negative"),
+        (-3, 0, 1, "1 or more"),
+        (-3, 2, 1, "not in force"),
+        (-3.0, 1, 1, "whole number"),
+        (-3, 1, True, "whole number"),
+    ],
+)
+def test_a_social_penalty_in_force_refuses_nonsense(penalty, drawn_in, now, message):
+    with pytest.raises(RulesError, match=message):
+        social_penalty_in_force(penalty, drawn_in, now, linger=True)
+
+
+@given(
+    penalty=st.integers(min_value=-30, max_value=0),
+    drawn_in=st.integers(min_value=1, max_value=50),
+    later=st.integers(min_value=0, max_value=20),
+    linger=st.booleans(),
+)
+def test_a_lingering_social_penalty_only_fades_8_2(penalty, drawn_in, later, linger):
+    now = drawn_in + later
+    left = social_penalty_in_force(penalty, drawn_in, now, linger=linger)
+    after = social_penalty_in_force(penalty, drawn_in, now + 1, linger=linger)
+    assert penalty <= left <= 0  # never positive, never worse than the draw's penalty
+    assert left <= after  # non-decreasing over the intervals
+    # 0 from the interval where shedding 3 per interval end would pass 0 (off: the next).
+    gone_from = drawn_in + (-(penalty // 3) if linger else 1) if penalty else drawn_in
+    assert (left == 0) == (now >= gone_from)
+    if linger and left:
+        assert left == penalty + 3 * later
 
 
 def test_depletions_add_up_and_the_outcome_may_be_an_outcome_object():
