@@ -85,11 +85,8 @@ def contest_context(
     if not shared:
         shared.update(_shared_context(contest))
     flow = shared["flow"]
-    events = []
-    for event in shared["events"]:
-        payload = _visible_payload(event, audience)
-        if payload is not None:
-            events.append({"seq": event.seq, "type": event.type, "actor": event.actor, **payload})
+    entries = (_log_entry(event, audience) for event in shared["events"])
+    events = [entry for entry in entries if entry is not None]
     return {
         "contest": contest,
         "flow": flow,
@@ -173,6 +170,7 @@ def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
 
 
 def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any] | None:
+    """One roll-log line as this audience may see it, or None if it may not."""
     payload = _visible_payload(event, audience)
     if payload is None:
         return None
