@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint format bench migrate demo clean
+.PHONY: run test lint format bench bench-smoke migrate demo clean
 
 # The venv is rebuilt when pyproject.toml changes; stamps say what is installed.
 $(VENV)/.runtime: pyproject.toml
@@ -37,9 +37,15 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# Everything but the benchmark smoke run, in parallel (pytest-xdist, one worker a core).
 test: lint
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest
+
+# The live-table benchmark at its smallest, so the script cannot rot (CI runs it after
+# the suite; it needs Redis). Figures are printed, never asserted.
+bench-smoke: $(VENV)/.dev
+	$(PY) -m pytest -m bench -n0 -p no:randomly
 
 # The odds benchmark, then the live table under Daphne + Redis (needs Redis; ~10 min).
 bench: $(VENV)/.dev

@@ -9,6 +9,7 @@ so no template can show it by mistake.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -223,6 +224,19 @@ def session_search_page(viewer: ArchiveViewer, q: str, page_number: Any) -> Page
 # --------------------------------------------------------------------- one contest
 
 
+@dataclass(frozen=True)
+class ConsequenceRow:
+    """One consequence or benefit a contest applied: who, which state, on which ability."""
+
+    who: str
+    state: str
+    ability: str
+
+    def __str__(self) -> str:
+        text = f"{self.who}: {self.state}"
+        return f"{text} ({self.ability})" if self.ability else text
+
+
 @dataclass
 class ArchivedEvent:
     """One event as this viewer may see it (hidden rolls left out)."""
@@ -236,11 +250,11 @@ class ArchivedEvent:
     totals_kind: str
     gm_only: bool
     hidden_rolls: int
-    consequences: list[str]
+    consequences: list[ConsequenceRow]
 
     @property
     def label(self) -> str:
-        """The event type in words ("consequences_applied" -> "Consequences applied")."""
+        """The event type in words ("apply_consequences" -> "Apply consequences")."""
         return self.type.replace("_", " ").capitalize()
 
 
@@ -270,28 +284,43 @@ class Chart:
 CHART_COLOURS = ("#7a2e12", "#1a5fb4", "#1e6b34", "#8a5a00", "#6b2e8a", "#444444")
 
 
-def _text_items(value: Any) -> list[str]:
-    """Consequence entries as lines of text, whatever their shape in a payload."""
-    if not isinstance(value, list):
+def consequence_rows(payload: dict[str, Any], side_names: dict[str, str]) -> list[ConsequenceRow]:
+    """The consequences and benefits of an `apply_consequences` event, as rows to show.
+
+    The table's flows write them under `applied`, each with its `state`, the `ability`
+    it lands on and the `character_id`, and name who took it in one of two ways:
+    one-on-one contests (contests/flows.py) by `side` ("pc" or "opponent"), whose name
+    `side_names` gives; group contests (contests/group_flows.py) by `participant` name.
+    """
+    applied = payload.get("applied")
+    if not isinstance(applied, list):
         return []
-    lines = []
-    for item in value:
-        if isinstance(item, dict):
-            who = item.get("who") or item.get("character") or item.get("name") or ""
-            what = item.get("state") or item.get("consequence") or item.get("benefit") or ""
-            abilities = item.get("abilities") or []
-            text = f"{who}: {what}" if who else str(what)
-            if isinstance(abilities, list) and abilities:
-                text += f" ({', '.join(str(a) for a in abilities)})"
-            lines.append(text)
+    rows = []
+    for item in applied:
+        if not isinstance(item, dict) or not item.get("state"):
+            continue
+        if item.get("participant"):
+            who = str(item["participant"])
         else:
-            lines.append(str(item))
-    return lines
+            side = str(item.get("side") or "")
+            who = side_names.get(side) or side
+        rows.append(
+            ConsequenceRow(
+                who=who, state=str(item["state"]), ability=str(item.get("ability") or "")
+            )
+        )
+    return rows
 
 
-def visible_events(viewer: ArchiveViewer, events: list[ContestEvent]) -> list[ArchivedEvent]:
+def visible_events(
+    viewer: ArchiveViewer,
+    events: list[ContestEvent],
+    participants: Iterable[ContestParticipant],
+) -> list[ArchivedEvent]:
     """The events this viewer may see: GM-only events and hidden rolls are for the GM
-    alone (never for players, spectators or the public link)."""
+    alone (never for players, spectators or the public link). The contest's
+    `participants` name the sides its consequences were applied to."""
+    side_names = {p.side: p.name for p in participants}
     shown = []
     for event in events:
         payload = event.payload if isinstance(event.payload, dict) else {}
@@ -319,9 +348,7 @@ def visible_events(viewer: ArchiveViewer, events: list[ContestEvent]) -> list[Ar
                 totals_kind=str(payload.get("totals_kind", "")),
                 gm_only=gm_only,
                 hidden_rolls=len(hidden),
-                consequences=_text_items(
-                    payload.get("consequences") or payload.get("applied") or []
-                ),
+                consequences=consequence_rows(payload, side_names),
             )
         )
     return shown
@@ -412,7 +439,7 @@ def contest_view(viewer: ArchiveViewer, number: int) -> ContestView:
     if contest is None:
         raise Http404("No such contest")
     participants = list(contest.participants.all())
-    events = visible_events(viewer, list(contest.events.all()))
+    events = visible_events(viewer, list(contest.events.all()), participants)
     conditions = list(
         Condition.objects.filter(contest_id=contest.pk)
         .select_related("character")

@@ -1123,16 +1123,23 @@ def _contest_chronicle(viewer: ArchiveViewer, contest: Contest) -> list[str]:
         rating = contest.resistance_rating
         rating = f" ({Rating(rating)})" if rating is not None else ""
         lines.append(f"- Resistance: {_md_line(contest.resistance_name)}{rating}")
-    for p in contest.participants.all():
+    participants = list(contest.participants.all())
+    for p in participants:
         ability = f", {p.ability}" if p.ability else ""
         rating = f" {Rating(p.rating)}" if p.rating is not None else ""
         lines.append(f"- {_md_line(p.name)} ({p.side}{ability}{rating})")
-    events = visible_events(viewer, list(contest.events.all()))
+    events = visible_events(viewer, list(contest.events.all()), participants)
     if events:
         lines.append("")
     for event in events:
-        if event.summary:
-            lines.append(f"{event.seq}. {_md_line(event.summary)}")
+        if not (event.summary or event.consequences):
+            continue
+        item = f"{event.seq}. "
+        lines.append(f"{item}{_md_line(event.summary or event.label)}")
+        # Who took which consequence or benefit, on which ability, as the archive shows
+        # them: a list nested in the event's item (indented past its number).
+        indent = " " * max(4, len(item))
+        lines += [f"{indent}- {_md_line(str(row))}" for row in event.consequences]
     lines += ["", f"**Outcome:** {outcome_text(contest.outcome_level)}."]
     if contest.narration:
         lines.append(f"{_md_line(contest.narration)}")

@@ -1195,7 +1195,7 @@ def measure_layer(
 
 
 def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
-    from tests.liveserver import fresh_database, manage, server_env
+    from tests.liveserver import fresh_database, server_env
 
     started = time.monotonic()
     figures: dict[str, Any] = {
@@ -1209,14 +1209,13 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
     }
     wanted_fds = params["idle_sockets"] * 2 + params["tables"] * CLIENTS_PER_TABLE * 2 + 1024
     figures["machine"]["open_file_limit"] = raise_open_file_limit(wanted_fds)
-    with fresh_database(work) as database_url:
+    with fresh_database(work, template="migrated") as database_url:
         engine = "postgresql" if database_url.startswith("postgres") else "sqlite"
         figures["machine"]["database"] = engine
-        log(f"fresh {engine} database; migrating")
+        log(f"fresh {engine} database, copied from a migrated one")
         env = server_env(database_url, DEBUG="true", ALLOWED_HOSTS="127.0.0.1,localhost")
         env.update(REDIS_URL=redis_url)
         env.pop("REQUIRE_SERVICES", None)
-        manage(env, "migrate", "--noinput")
         setup_django(database_url)
         from django.db import connections
 

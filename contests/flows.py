@@ -921,7 +921,7 @@ class TableFlow(BaseFlow):
         self.state["start_tn"] = {"pc": pc.rating.total, "opponent": opponent.rating.total}
         self.state["round"] = 2
         if machine.is_over:
-            self._decide(machine.winner, machine.degree)
+            self._decide_long(machine)
         else:
             self.state["phase"] = "preparing"
         return {
@@ -943,14 +943,13 @@ class TableFlow(BaseFlow):
                 pending["pc_roll"], pending["opponent_roll"], pending=pending
             )
             self.state["outcome"] = _outcome_json(outcome)
+            # The rolls' rows say who spent a hero point: read them while it is pending.
+            rolls = self._rolls_json(outcome)
             self.state["rounds"].append(pending)
             self.state["pending"] = None
             self._decide(outcome.winner, outcome.degree)
             self._apply_variant(outcome.level)
-            return {
-                "summary": f"{self.side('pc')['name']}: {outcome.describe}",
-                "rolls": self._rolls_json(outcome),
-            }
+            return {"summary": f"{self.side('pc')['name']}: {outcome.describe}", "rolls": rolls}
         machine = self._machine()
         entry = self._play_machine_round(machine, pending)
         self.state["machine"] = machine.to_json()
@@ -967,7 +966,7 @@ class TableFlow(BaseFlow):
             else ("RP" if self.kind == "scored" else "state"),
         }
         if machine.is_over:
-            self._decide(machine.winner, machine.degree)
+            self._decide_long(machine)
             if self.kind == "extended" and machine.ended_by == "disengaged":
                 self.state["outcome"]["disengaged"] = machine.disengaged
             self._apply_variant(self.level_for_pc() or 0)
@@ -1185,6 +1184,23 @@ class TableFlow(BaseFlow):
                 suggested.append({"side": winner, "state": BENEFIT_OF_VICTORY[degree].value})
         self.state["suggested"] = [
             s for s in suggested if self.side(s["side"])["character_id"] is not None
+        ]
+
+    def _decide_long(self, machine: Any) -> None:
+        """The engine says a long contest is over. A chained contest's wounds landed as
+        its rounds were played (§5.4): they are the consequences to confirm, a wounded
+        winner's included (in place of a benefit of victory)."""
+        self._decide(machine.winner, machine.degree)
+        if self.kind != "chained" or not self.state["apply_consequences"]:
+            return
+        wounds = machine.consequences()
+        earlier = {s["side"]: s for s in self.state["suggested"]}
+        suggested = [
+            {"side": side, "state": wounds[side]} if wounds[side] else earlier.get(side)
+            for side in SIDES
+        ]
+        self.state["suggested"] = [
+            s for s in suggested if s and self.side(s["side"])["character_id"] is not None
         ]
 
     def _apply_variant(self, level: int) -> None:

@@ -497,7 +497,10 @@ def _append(
         raise ContestError(
             "that action was just done by someone else; nothing was changed"
         ) from None
+    # Read before the new state replaces it (the flow only reads the dict it wraps).
+    before = flow_class(contest.state["kind"])(contest.state).participant_rows()
     contest.state = flow.to_json()
+    _sync_participants(contest, before, flow.participant_rows())
     _record_outcome(contest, flow)
     contest.save(
         update_fields=[
@@ -514,6 +517,18 @@ def _append(
     )
     _emit(contest, event)
     return event
+
+
+def _sync_participants(contest: Contest, before: list[dict], after: list[dict]) -> None:
+    """The participant records (what the archive lists: who used which ability at what
+    rating) follow the abilities chosen at the table after the framing, and an undo."""
+    earlier = {(row["side"], row["name"]): row for row in before}
+    for row in after:
+        old = earlier.get((row["side"], row["name"]))
+        if old is not None and (old["ability"], old["rating"]) != (row["ability"], row["rating"]):
+            ContestParticipant.objects.filter(
+                contest=contest, side=row["side"], name=row["name"]
+            ).update(ability=row["ability"] or "", rating=row["rating"])
 
 
 def _record_outcome(contest: Contest, flow: TableFlow) -> None:

@@ -71,7 +71,9 @@ CHANNEL_LAYER_BACKENDS = {
 }
 
 
-def channel_layer_from_env(redis_url: str | None, flavour: str) -> dict[str, Any]:
+def channel_layer_from_env(
+    redis_url: str | None, flavour: str, prefix: str = "asgi"
+) -> dict[str, Any]:
     """The channel layer: in-memory without REDIS_URL, else channels_redis (core or pubsub)."""
     if not redis_url:
         return {"BACKEND": "channels.layers.InMemoryChannelLayer"}
@@ -82,7 +84,7 @@ def channel_layer_from_env(redis_url: str | None, flavour: str) -> dict[str, Any
     # wait for messages, which then fails and drops idle sockets; and to a pool of 100
     # connections, which many sockets closing at once exhaust (make bench showed both).
     host = {"address": redis_url, "socket_timeout": None, "max_connections": 10_000}
-    config: dict[str, Any] = {"hosts": [host]}
+    config: dict[str, Any] = {"hosts": [host], "prefix": prefix}
     if flavour == "core":
         # A table's fan-out is small; more capacity keeps bursts from being dropped.
         config.update({"capacity": 1500, "expiry": 30})

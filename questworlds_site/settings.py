@@ -97,7 +97,9 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # pubsub is the default: `make bench` measured it with no faults and the lower p99 under
 # 100 busy tables (docs/benchmarks.md); `core` remains a setting.
 CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
-CHANNEL_LAYERS = {"default": channel_layer_from_env(REDIS_URL, CHANNEL_LAYER)}
+# Apps (or test workers) sharing one Redis keep apart by the prefix of their channel names.
+CHANNEL_PREFIX = os.environ.get("CHANNEL_PREFIX", "asgi")
+CHANNEL_LAYERS = {"default": channel_layer_from_env(REDIS_URL, CHANNEL_LAYER, CHANNEL_PREFIX)}
 
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"

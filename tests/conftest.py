@@ -1,17 +1,53 @@
-"""Shared fixtures: the personas of every permission test, and the services check.
+"""Shared fixtures: the personas of every permission test, the live table, the fast
+password hasher, each xdist worker's own services, and the services check.
 
-Personas (healthchecks' alice/bob/charlie): `gm` runs the campaign, `alice` plays in
-it, `sam` spectates, `charlie` is an outsider with an account.
+Personas (healthchecks' alice/bob/charlie): `gm` runs the campaign, `alice` and `bob`
+play in it, `sam` spectates, `charlie` is an outsider with an account.
 """
 
 from __future__ import annotations
 
+import os
+import urllib.parse
+
 import pytest
 from django.conf import settings
+
+from questworlds_site.env import channel_layer_from_env
 
 # Websocket handlers reach the database from worker threads; persistent connections
 # there would outlive each test and block dropping the PostgreSQL test database.
 settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+# Tests log people in by the thousand: Django's 1,000,000 PBKDF2 rounds would cost
+# 0.4 s a user and prove nothing about the app. The live servers the browser tests
+# start keep the real hasher.
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _isolate_worker_services() -> None:
+    """Give each pytest-xdist worker its own Redis database and channel-name prefix.
+
+    pytest-django already gives each worker its own test database (`test_<name>_gw0`);
+    Redis pub/sub channels ignore the database number, so the prefix keeps one worker's
+    table groups from reaching another's sockets. The environment carries both to the
+    servers the browser tests start.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker or not settings.REDIS_URL:
+        return
+    number = int(worker.removeprefix("gw") or 0)
+    parts = urllib.parse.urlsplit(settings.REDIS_URL)
+    url = parts._replace(path=f"/{1 + number % 15}").geturl()
+    prefix = f"qw-{worker}"
+    os.environ["REDIS_URL"] = settings.REDIS_URL = url
+    os.environ["CHANNEL_PREFIX"] = prefix
+    settings.CHANNEL_LAYERS = {
+        "default": channel_layer_from_env(url, settings.CHANNEL_LAYER, prefix=prefix)
+    }
+
+
+_isolate_worker_services()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -89,3 +125,21 @@ def campaign(gm, alice, sam):
     Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER)
     Membership.objects.create(campaign=campaign, user=sam, role=Role.SPECTATOR)
     return campaign
+
+
+@pytest.fixture
+def bob(make_user, campaign):
+    """A second player of the campaign: owns none of alice's characters."""
+    from campaigns.models import Membership, Role
+
+    user = make_user("bob", "Bob")
+    Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
+    return user
+
+
+@pytest.fixture
+def table(campaign, gm):
+    """The campaign's live table: `table.frame(...)`, `table.act(...)` (tests/table.py)."""
+    from tests.table import Table
+
+    return Table(campaign, gm)

@@ -4,13 +4,17 @@ the `make run` smoke test and benchmarks."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import http.cookiejar
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -53,13 +57,29 @@ def stop(process: subprocess.Popen) -> None:
             process.wait()
 
 
+def _admin_url(base: str) -> str:
+    return urllib.parse.urlsplit(base)._replace(path="/postgres").geturl()
+
+
+def _is_postgres(url: str) -> bool:
+    return url.startswith(("postgres://", "postgresql://"))
+
+
 @contextlib.contextmanager
-def fresh_database(tmp_dir: Path) -> Iterator[str]:
-    """A new empty database of the kind DATABASE_URL names (SQLite file otherwise)."""
+def fresh_database(tmp_dir: Path, *, template: str | None = None) -> Iterator[str]:
+    """A new database of the kind DATABASE_URL names (SQLite file otherwise).
+
+    Empty by default; `template="migrated"` or `"demo"` copies a database that is
+    already migrated (and seeded with the demo campaign), made once per code version
+    (`prepared_template`), instead of running every migration again.
+    """
     base = os.environ.get("DATABASE_URL", "")
-    if not base.startswith(("postgres://", "postgresql://")):
+    source = prepared_template(template) if template else None
+    if not _is_postgres(base):
         path = tmp_dir / "live.sqlite3"
         path.unlink(missing_ok=True)
+        if source:
+            shutil.copyfile(source, path)
         try:
             yield f"sqlite:///{path}"
         finally:
@@ -67,14 +87,82 @@ def fresh_database(tmp_dir: Path) -> Iterator[str]:
         return
     parts = urllib.parse.urlsplit(base)
     name = f"qw_live_{uuid.uuid4().hex[:10]}"
-    admin = parts._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+    copy = f' TEMPLATE "{source}"' if source else ""
+    with psycopg.connect(_admin_url(base), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
     try:
         yield parts._replace(path=f"/{name}").geturl()
     finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
+        with psycopg.connect(_admin_url(base), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# What a prepared database depends on: the migrations and the demo campaign's code.
+_TEMPLATE_SOURCES = ("*/migrations/*.py", "campaigns/demo.py", "campaigns/management/**/*.py")
+
+
+def _template_version() -> str:
+    digest = hashlib.sha256()
+    for pattern in _TEMPLATE_SOURCES:
+        for path in sorted(ROOT.glob(pattern)):
+            if ".venv" not in path.parts:
+                digest.update(str(path.relative_to(ROOT)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def prepared_template(kind: str) -> str:
+    """A migrated (`kind="migrated"`) or demo-seeded (`"demo"`) template database.
+
+    Made once per version of the migrations and demo code, under a lock so parallel
+    test workers build it once; older versions are dropped. Returns the PostgreSQL
+    database's name, or the SQLite file's path.
+    """
+    if kind not in ("migrated", "demo"):
+        raise ValueError(f"unknown template {kind!r}")
+    base = os.environ.get("DATABASE_URL", "")
+    version = _template_version()
+    steps = [("migrate", "--noinput")] + ([("seed_demo",)] if kind == "demo" else [])
+    if not _is_postgres(base):
+        folder = Path(tempfile.gettempdir()) / "questworlds-templates"
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{kind}-{version}.sqlite3"
+        with (folder / ".lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not path.exists():
+                for old in folder.glob(f"{kind}-*.sqlite3"):
+                    old.unlink()
+                building = path.with_suffix(".building")
+                building.unlink(missing_ok=True)
+                env = server_env(f"sqlite:///{building}")
+                for step in steps:
+                    manage(env, *step)
+                building.rename(path)
+        return str(path)
+    name = f"qw_tpl_{kind}_{version}"
+    with psycopg.connect(_admin_url(base), autocommit=True) as conn:
+        # One builder at a time across processes; the lock ends with the connection.
+        conn.execute("SELECT pg_advisory_lock(hashtext('questworlds-test-templates'))")
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            return name
+        stale = conn.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE %s",
+            (f"qw_tpl_{kind}_%",),
+        ).fetchall()
+        for (old,) in stale:
+            conn.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
+        building = f"{name}_building"
+        conn.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{building}"')
+        env = server_env(urllib.parse.urlsplit(base)._replace(path=f"/{building}").geturl())
+        try:
+            for step in steps:
+                manage(env, *step)
+        except BaseException:
+            conn.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
+            raise
+        conn.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
+    return name
 
 
 def server_env(database_url: str, **extra: str) -> dict[str, str]:
@@ -131,10 +219,8 @@ def daphne_server(env: dict[str, str], port: int | None = None) -> Iterator[str]
 @contextlib.contextmanager
 def demo_server(tmp_dir: Path) -> Iterator[str]:
     """A fresh database with the demo campaign, served by Daphne."""
-    with fresh_database(tmp_dir) as database_url:
+    with fresh_database(tmp_dir, template="demo") as database_url:
         env = server_env(database_url)
-        manage(env, "migrate", "--noinput")
-        manage(env, "seed_demo")
         with daphne_server(env) as base:
             yield base
 

@@ -1,25 +1,26 @@
-"""Helpers of the campaign tests: characters, sessions and archived contests.
+"""Helpers of the campaign tests: characters, and contests played at the table.
 
-Contests are written as rows, the way the live table leaves them, with event payloads
-that follow the contract of docs/architecture.md ("Contests and their events").
+Every contest is played the way the live table plays it: framed and acted through
+`contests.services.contest_frame` / `contest_act` with fixed dice, in a session opened
+and closed with `campaigns.services`. So the archive reads the events the table writes.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+import itertools
+import re
+from contextlib import contextmanager
+from unittest import mock
 
 import pytest
-from django.utils import timezone
+from django.db import transaction
 
-from campaigns.models import Season, Session
 from characters import services as character_services
-from contests.models import Contest, ContestEvent, ContestParticipant
+from contests.models import Contest, ContestStatus
+from contests.rules import fixed_rolls
+from contests.services import contest_act, contest_frame
 
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """The personas' passwords are hashed once per test; a slow hash only costs time."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+_keys = itertools.count(1)
 
 
 @pytest.fixture
@@ -29,80 +30,90 @@ def tamsin(campaign, alice):
     )
 
 
-def add_session(campaign, number: int, *, recap: str = "", title: str = "", open_=False):
-    season = Season.objects.filter(campaign=campaign).order_by("-number").first()
-    if season is None:
-        season = Season.objects.create(campaign=campaign, number=1)
-    start = timezone.now() - timedelta(days=100 - number)
-    return Session.objects.create(
-        campaign=campaign,
-        season=season,
-        number=number,
-        title=title,
-        recap=recap,
-        started_at=start,
-        ended_at=None if open_ else start + timedelta(hours=3),
+@contextmanager
+def committed_at_once():
+    """For fixtures that write outside the tests' transactions (module-scoped ones): one
+    commit for the whole build, not one per action, and no broadcast of each action to
+    the table's browsers (nobody is watching)."""
+    with mock.patch("contests.live.broadcast_contest"), transaction.atomic():
+        yield
+
+
+def key() -> str:
+    """A fresh idempotency key, as the table's forms send with every action."""
+    return f"campaign-test-{next(_keys)}"
+
+
+def ability(character, name: str, rating: int):
+    """An ability added to the sheet by the character's player (as you go, §3.1)."""
+    return character_services.character_ability_add(
+        character=character, actor=character.player, name=name, rating=rating
     )
 
 
-def rolled(summary: str, *rolls: dict, totals=None, gm_only=False, kind="RP", **extra) -> dict:
-    payload = {"summary": summary, "rolls": list(rolls), "gm_only": gm_only, **extra}
-    if totals is not None:
-        payload |= {"totals": totals, "totals_kind": kind}
-    return payload
+def frame(campaign, gm, kind: str, **data) -> Contest:
+    """The GM frames a contest in the open session."""
+    return contest_frame(
+        campaign=campaign, user=gm, data={"kind": kind, **data}, idempotency_key=key()
+    ).contest
 
 
-def roll(who, ability, tn, die, result, *, bumps=0, hero_point=False, hidden=False) -> dict:
-    return {
-        "who": who,
-        "ability": ability,
-        "tn": tn,
-        "roll": die,
-        "result": result,
-        "bumps": bumps,
-        "hero_point": hero_point,
-        "hidden": hidden,
-    }
-
-
-def add_contest(
-    session,
-    number: int,
-    *,
-    kind="scored",
-    prize="Cross the river",
-    obstacle="The Grey River in flood",
-    resistance=("The Grey River", 14),
-    outcome_level=2,
-    characters=(),
-    events=(),
-    gm_notes="",
-    **fields,
-) -> Contest:
-    contest = Contest.objects.create(
-        campaign=session.campaign,
-        session=session,
-        number=number,
-        kind=kind,
-        status="finished" if outcome_level is not None else "running",
-        prize=prize,
-        obstacle=obstacle,
-        resistance_name=resistance[0],
-        resistance_rating=resistance[1],
-        outcome_level=outcome_level,
-        gm_notes=gm_notes,
-        seq=len(events),
-        **fields,
+def act(contest: Contest, user, action: str, rolls=(), **data) -> Contest:
+    """One action at the table, with `rolls` as the dice; the contest as it is after."""
+    contest_act(
+        contest_id=contest.pk,
+        user=user,
+        action=action,
+        data=data,
+        idempotency_key=key(),
+        roller=fixed_rolls(*rolls),
     )
-    for character in characters:
-        ContestParticipant.objects.create(
-            contest=contest, character=character, name=character.name, side="pc"
-        )
-    ContestParticipant.objects.create(
-        contest=contest, name=resistance[0], side="opponent", rating=resistance[1]
-    )
-    for seq, (type_, payload) in enumerate(events, 1):
-        ContestEvent.objects.create(
-            contest=contest, seq=seq, type=type_, payload=payload, idempotency_key=f"k{seq}"
-        )
+    contest.refresh_from_db()
     return contest
+
+
+def play_rounds(contest: Contest, gm, pc_roll: int, opponent_roll: int) -> Contest:
+    """The GM calls for the roll and resolves it, with the same dice each round, until
+    the contest is decided (one round for a simple contest)."""
+    while contest.status == ContestStatus.RUNNING:
+        act(contest, gm, "roll", rolls=(pc_roll, opponent_roll))
+        act(contest, gm, "resolve")
+    return contest
+
+
+def play_against(
+    campaign,
+    gm,
+    character,
+    ability_row,
+    *,
+    kind: str = "simple",
+    dice: tuple[int, int] | None = (5, 16),
+    resistance: tuple[str, int] = ("The Grey River", 14),
+    consequences: list | None = None,
+    **framing,
+) -> Contest:
+    """A one-on-one contest of `character` (using `ability_row`) against a resistance,
+    from framing to the GM's confirmation of the consequences: the suggested ones, or
+    `consequences` (`[]` for none). With `dice=None` it stops before the first roll."""
+    contest = frame(
+        campaign,
+        gm,
+        kind,
+        pc={"character_id": character.pk},
+        opponent={"name": resistance[0], "rating": str(resistance[1])},
+        **framing,
+    )
+    act(contest, character.player, "choose_ability", side="pc", ability_id=ability_row.pk)
+    if dice is None:
+        return contest
+    play_rounds(contest, gm, *dice)
+    chosen = {} if consequences is None else {"consequences": consequences}
+    return act(contest, gm, "apply_consequences", **chosen)
+
+
+def totals(html: str, kind: str = "RP") -> list[dict[str, str]]:
+    """Each step's totals as the play-by-play shows them ("RP: Tamsin 2, The river 0"),
+    by name: the stored order of the names is the database's."""
+    steps = re.findall(rf'<p class="muted">{re.escape(kind)}: (.*?)</p>', html)
+    return [dict(part.rsplit(" ", 1) for part in step.split(", ")) for step in steps]

@@ -16,8 +16,6 @@ from campaigns.models import Campaign, Role
 from campaigns.transfer import campaign_export
 from characters.models import Character
 
-from .conftest import add_session
-
 URL = reverse("campaign_import_json")
 
 
@@ -25,7 +23,8 @@ URL = reverse("campaign_import_json")
 def exported(campaign, tamsin):
     """The fixture campaign's export, after the campaign and sam's account are gone."""
     services.npc_create(campaign=campaign, actor=campaign.gm, name="Captain Voss", rating="5M")
-    add_session(campaign, 1, title="Flood", recap="The *flood* came.")
+    session = services.session_start(campaign=campaign, actor=campaign.gm, title="Flood")
+    services.session_end(session=session, actor=campaign.gm, recap="The *flood* came.")
     data = json.loads(json.dumps(campaign_export(campaign)))
     Character.objects.filter(campaign=campaign).delete()
     campaign.delete()

@@ -14,7 +14,7 @@ from campaigns.models import Campaign, Invitation, Membership, Npc, Season, Sess
 from characters.models import Character
 from contests.models import Contest
 
-from .conftest import add_contest, add_session
+from .conftest import frame
 
 READ = {"gm": 200, "alice": 200, "sam": 200, "charlie": 404, "anonymous": 302}
 GM_ONLY = {"gm": 200, "alice": 403, "sam": 403, "charlie": 404, "anonymous": 302}
@@ -23,8 +23,16 @@ GM_POST = {"alice": 403, "sam": 403, "charlie": 404, "anonymous": 302}
 
 @pytest.fixture
 def world(campaign, gm, tamsin):
-    session = add_session(campaign, 1, recap="Recap", open_=True)
-    add_contest(session, 1, characters=[tamsin])
+    session = services.session_start(campaign=campaign, actor=gm)  # still open
+    services.session_update(session=session, actor=gm, title="", recap="Recap")
+    # Contest 1, framed at the table and under way: its pages are what is read here.
+    frame(
+        campaign,
+        gm,
+        "simple",
+        pc={"character_id": tamsin.pk},
+        opponent={"name": "The Grey River", "level": "moderate"},
+    )
     npc = services.npc_create(campaign=campaign, actor=gm, name="Voss", rating=14)
     invitation = services.invitation_create(campaign=campaign, actor=gm)
     return {

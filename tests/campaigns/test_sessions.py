@@ -12,7 +12,7 @@ from campaigns.models import Season, Session
 from characters import services as character_services
 from characters.models import Condition, LedgerReason
 
-from .conftest import add_contest
+from .conftest import play_against
 
 
 def set_economy(campaign, gm, economy):
@@ -136,12 +136,12 @@ def test_a_session_without_attendees_can_be_started_from_the_page(client, campai
     assert list(session.attendees.all()) == []
 
 
-def test_contests_belong_to_the_session_in_which_they_were_played(campaign, gm, tamsin):
+def test_contests_belong_to_the_session_in_which_they_were_played(campaign, gm, tamsin, boatcraft):
     first = services.session_start(campaign=campaign, actor=gm)
-    add_contest(first, 1)
+    play_against(campaign, gm, tamsin, boatcraft)
     services.session_end(session=first, actor=gm)
     second = services.session_start(campaign=campaign, actor=gm)
-    add_contest(second, 2)
+    play_against(campaign, gm, tamsin, boatcraft)
     assert list(first.contests.values_list("number", flat=True)) == [1]
     assert list(second.contests.values_list("number", flat=True)) == [2]
 

@@ -1,28 +1,12 @@
-"""Characters' fixtures: the personas of tests/conftest.py plus `bob`, a second player
-of the campaign, and sheets built through the services as a player would."""
+"""Characters' fixtures: sheets built through the services as a player would, for the
+personas of tests/conftest.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from campaigns.models import Membership, Role
 from characters import services
 from characters.models import AbilityKind, CreationRole
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """These tests log in with force_login: the personas' passwords need no slow hash."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def bob(make_user, campaign):
-    """Another player of the campaign: not the owner of alice's characters."""
-    user = make_user("bob", "Bob")
-    Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER)
-    return user
-
 
 # A finished list-method sheet (§3.5): 12 abilities, 20 points, at most 10 on one.
 KARA_ABILITIES = [

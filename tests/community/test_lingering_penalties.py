@@ -4,7 +4,6 @@ each interval (`Community.social_penalties_linger`, off by default)."""
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 from django.urls import reverse
@@ -14,15 +13,11 @@ from characters.models import Character
 from community import services
 from community.models import Community
 from contests.models import Contest
-from contests.services import contest_act, contest_frame, social_penalties
+from contests.services import social_penalties
 
 from .conftest import start_draw
 
 pytestmark = pytest.mark.django_db
-
-
-def key() -> str:
-    return uuid.uuid4().hex
 
 
 def fail_a_draw(community, gm, tamsin, ashfen_born):
@@ -125,30 +120,15 @@ def test_the_penalties_take_one_query(
 
 
 def test_choosing_the_lobbying_ability_at_the_table_shows_what_is_left(
-    campaign, community, gm, alice, tamsin, ashfen_born, session
+    table, community, gm, alice, tamsin, ashfen_born, session
 ):
     linger(community, gm)
     fail_a_draw(community, gm, tamsin, ashfen_born)
     end_interval(community, gm)
-    contest = contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key=key(),
-        data={
-            "kind": "simple",
-            "prize": "win back the elders",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "The elders", "level": "moderate"},
-        },
-    ).contest
-    contest_act(
-        contest_id=contest.pk,
-        user=alice,
-        action="choose_ability",
-        data={"side": "pc", "ability_id": ashfen_born.pk},
-        idempotency_key=key(),
+    contest = table.frame(
+        pc=tamsin, prize="win back the elders", opponent={"name": "The elders", "level": "moderate"}
     )
-    contest.refresh_from_db()
+    table.act(contest, alice, "choose_ability", side="pc", ability_id=ashfen_born.pk)
     assert [
         (line["label"], line["value"]) for line in contest.state["sides"]["pc"]["modifiers"]
     ] == [("social penalty: drawing on Wealth (-6 left of -9, since season 1)", -6)]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from django.utils import timezone
 
-_keys = itertools.count(1)
+from tests.table import ability, key
+
+__all__ = ["ability", "key"]
 
 
 @pytest.fixture
@@ -29,20 +29,10 @@ def tamsin(campaign, alice):
 
 
 @pytest.fixture
-def brannoc(campaign, make_user):
-    from campaigns.models import Membership, Role
+def brannoc(campaign, bob):
+    """Bob's character, a temple singer (27)."""
     from characters.models import Ability, Character
 
-    bob = make_user("bob", "Bob")
-    Membership.objects.create(campaign=campaign, user=bob, role=Role.PLAYER)
     character = Character.objects.create(name="Brannoc", player=bob, campaign=campaign)
     Ability.objects.create(character=character, name="Temple singer", rating=27)
     return character
-
-
-def key() -> str:
-    return f"k{next(_keys)}"
-
-
-def ability(character, name):
-    return character.abilities.get(name=name)

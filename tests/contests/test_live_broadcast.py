@@ -10,7 +10,6 @@ from contests.models import ContestEvent
 from contests.table_actions import perform
 
 from .conftest import ability, key
-from .test_live_simple import act, frame_simple
 
 pytestmark = pytest.mark.django_db
 
@@ -23,15 +22,15 @@ def sent(monkeypatch):
     return messages
 
 
-def frame(campaign, gm, tamsin):
-    return frame_simple(campaign, gm, tamsin, level="moderate")
+def frame(table, tamsin):
+    return table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
 
 
 def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
-    campaign, session, gm, alice, tamsin, sent, django_capture_on_commit_callbacks
+    table, session, alice, tamsin, sent, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        contest = frame(campaign, gm, tamsin)
+        contest = frame(table, tamsin)
     framed = sent[-1]
     assert framed["seq"] == 1
     for audience in ("gm", "player", "spectator"):
@@ -39,7 +38,9 @@ def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
         assert "afterbegin:#roll-log" not in framed["html"][audience]
 
     with django_capture_on_commit_callbacks(execute=True):
-        act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+        table.act(
+            contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+        )
     chosen = sent[-1]
     assert chosen["seq"] == 2
     for audience in ("gm", "player", "spectator"):
@@ -52,14 +53,16 @@ def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
 
 
 def test_a_hidden_gm_roll_is_only_in_the_gm_entry(
-    campaign, session, gm, alice, tamsin, sent, django_capture_on_commit_callbacks
+    campaign, table, session, gm, alice, tamsin, sent, django_capture_on_commit_callbacks
 ):
     campaign.roll_visibility = "gm_hidden"
     campaign.save()
-    contest = frame(campaign, gm, tamsin)
-    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
+    contest = frame(table, tamsin)
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
     with django_capture_on_commit_callbacks(execute=True):
-        act(contest, gm, "roll", rolls=(9, 13))
+        table.act(contest, gm, "roll", rolls=(9, 13))
     rolled = sent[-1]["html"]
     gm_entry = rolled["gm"].split("afterbegin:#roll-log", 1)[1]
     player_entry = rolled["player"].split("afterbegin:#roll-log", 1)[1]
@@ -69,7 +72,7 @@ def test_a_hidden_gm_roll_is_only_in_the_gm_entry(
 
 
 def test_an_action_with_its_broadcast_stays_within_its_queries(
-    campaign,
+    table,
     session,
     gm,
     alice,
@@ -78,20 +81,21 @@ def test_an_action_with_its_broadcast_stays_within_its_queries(
     django_assert_max_num_queries,
     django_capture_on_commit_callbacks,
 ):
-    contest = frame(campaign, gm, tamsin)
+    contest = frame(table, tamsin)
     # The GM: the savepoint, the locked contest, the idempotency key, the event, the
     # contest, the release, then the broadcast's one read of the abilities (the sheets
     # and the helpers together).
     with django_assert_max_num_queries(7), django_capture_on_commit_callbacks(execute=True):
-        act(contest, gm, "set_tactic", side="pc", tactic="Pole along the shallows")
+        table.send(contest, gm, "set_tactic", side="pc", tactic="Pole along the shallows")
     # A player: also their membership and their characters, and from the sheet the
-    # ability, its conditions and any community penalty on it (§8.2).
+    # ability, its conditions and any community penalty on it (§8.2); the participant
+    # record then follows the chosen ability, for the archive.
     boatcraft = ability(tamsin, "Boatcraft")
     with (
-        django_assert_max_num_queries(12, info="a player's choice of ability"),
+        django_assert_max_num_queries(13, info="a player's choice of ability"),
         django_capture_on_commit_callbacks(execute=True),
     ):
-        act(contest, alice, "choose_ability", side="pc", ability_id=boatcraft.pk)
+        table.send(contest, alice, "choose_ability", side="pc", ability_id=boatcraft.pk)
     assert len(sent) == 2
     assert [e.type for e in contest.events.order_by("seq")] == [
         "framed",
@@ -101,11 +105,11 @@ def test_an_action_with_its_broadcast_stays_within_its_queries(
 
 
 def test_a_contest_of_another_campaign_is_refused_and_unchanged(
-    campaign, session, gm, alice, tamsin, make_user
+    table, session, gm, alice, tamsin, make_user
 ):
     from campaigns.models import Campaign
 
-    contest = frame(campaign, gm, tamsin)
+    contest = frame(table, tamsin)
     elsewhere = Campaign.objects.create(name="Elsewhere", gm=gm)
     reply = perform(
         campaign_id=elsewhere.pk,

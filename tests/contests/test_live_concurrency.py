@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 
 from contests.models import ContestEvent
-from contests.services import ContestError, contest_act, contest_frame
+from contests.services import ContestError, contest_act
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,17 +40,8 @@ def run_together(*calls):
 
 
 @pytest.fixture
-def contest(campaign, session, gm, tamsin):
-    return contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key="frame",
-        data={
-            "kind": "simple",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "River", "level": "moderate"},
-        },
-    ).contest
+def contest(table, session, tamsin):
+    return table.frame(pc=tamsin, prize="", opponent={"name": "River", "level": "moderate"})
 
 
 def test_the_same_action_submitted_twice_at_once_gives_one_event(contest, gm):

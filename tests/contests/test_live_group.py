@@ -5,76 +5,32 @@ from __future__ import annotations
 import pytest
 
 from contests import live
-from contests.flows import flow_class
 from contests.models import ContestParticipant, ContestStatus
-from contests.rules import fixed_rolls
-from contests.services import ContestError, actor_for, contest_act, contest_frame
+from contests.services import ContestError
+from tests.table import Table
 
 from .conftest import ability, key
 
 pytestmark = pytest.mark.django_db
 
 
-def frame(campaign, gm, kind, participants, **extra):
-    return contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key=key(),
-        data={"kind": kind, "prize": "hold the causeway", "participants": participants, **extra},
-    ).contest
-
-
-def act(contest, user, action, rolls=(), **data):
-    contest_act(
-        contest_id=contest.pk,
-        user=user,
-        action=action,
-        data=data,
-        idempotency_key=key(),
-        roller=fixed_rolls(*rolls),
-    )
-    contest.refresh_from_db()
-    return contest
-
-
-def refused(contest, user, action, message, rolls=(), **data):
-    """The action is refused and nothing changes: no event, the same state."""
-    before = (contest.seq, contest.state)
-    with pytest.raises(ContestError, match=message):
-        act(contest, user, action, rolls=rolls, **data)
-    contest.refresh_from_db()
-    assert (contest.seq, contest.state) == before
-
-
-def rebuilt(contest):
-    """The state replayed from the framing and the stored events (less undone ones)."""
-    events = list(contest.events.select_related("actor").order_by("seq"))[1:]
-    undone = {e.payload["undoes"] for e in events if e.type == "undone"}
-    events = [e for e in events if e.type != "undone" and e.seq not in undone]
-    return flow_class(contest.framing["kind"]).replay(
-        contest.framing,
-        [(e.type, e.payload["data"], actor_for(contest.campaign, e.actor)) for e in events],
-    )
+def frame(table, kind, participants, **extra):
+    """A group contest of `participants` for the causeway."""
+    return table.frame(kind, prize="hold the causeway", participants=participants, **extra)
 
 
 def pc(character, name):
     return {"character_id": character.pk, "ability_id": ability(character, name).pk}
 
 
-@pytest.fixture
-def bob(brannoc):
-    return brannoc.player
-
-
 # -- group simple (§4.2, §4.5, R7) -----------------------------------------------------
 
 
 def test_a_group_simple_contest_with_a_boost_from_framing_to_consequences(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
     contest = frame(
-        campaign,
-        gm,
+        table,
         "group_simple",
         [
             {"character_id": tamsin.pk},
@@ -88,7 +44,7 @@ def test_a_group_simple_contest_with_a_boost_from_framing_to_consequences(
         ("Brannoc", "pc"),
         ("The Grey River", "opponent"),
     ]
-    act(
+    table.act(
         contest,
         alice,
         "choose_ability",
@@ -96,17 +52,17 @@ def test_a_group_simple_contest_with_a_boost_from_framing_to_consequences(
         ability_id=ability(tamsin, "Boatcraft").pk,
     )
     # Two heroes: a boost costs 1 hero point (§4.5.3); Alice pays it.
-    act(contest, alice, "boost", participant="Tamsin")
+    table.act(contest, alice, "boost", participant="Tamsin")
     # Tamsin 10 vs 15: both succeed, the river's higher roll wins (1 OP to the river);
     # Brannoc 7M's mastery bumps his 5 to a critical vs the river's 18: 2 OP.
-    act(contest, gm, "roll", rolls=(10, 15, 5, 18))
+    table.act(contest, gm, "roll", rolls=(10, 15, 5, 18))
     assert contest.state["phase"] == "rolled"
     assert [p["outcome"]["describe"] for p in contest.state["pending"]["pairings"]] == [
         "marginal defeat",
         "minor victory",
     ]
-    act(contest, alice, "hero_point", participant="Tamsin")  # success -> critical: 2 OP
-    act(contest, gm, "resolve")
+    table.act(contest, alice, "hero_point", participant="Tamsin")  # success -> critical: 2 OP
+    table.act(contest, gm, "resolve")
     outcome = contest.state["outcome"]
     assert (outcome["pc_points"], outcome["opponent_points"]) == (4, 0)
     # A difference of 4 is a major victory; the boost makes it complete (R7).
@@ -114,7 +70,7 @@ def test_a_group_simple_contest_with_a_boost_from_framing_to_consequences(
     assert contest.status == ContestStatus.RESOLVING
     # §4.5.2: the benefit goes to the group; Brannoc (27) beat 20 by 6 or more (§2.11.2.1).
     assert contest.state["suggested"] == [{"participant": "Tamsin", "state": "heroic"}]
-    act(contest, gm, "apply_consequences", narration="They ride the flood.")
+    table.act(contest, gm, "apply_consequences", narration="They ride the flood.")
     assert contest.status == ContestStatus.FINISHED
     tamsin.refresh_from_db()
     brannoc.refresh_from_db()
@@ -140,31 +96,30 @@ def test_a_group_simple_contest_with_a_boost_from_framing_to_consequences(
     resolved = contest.events.get(type="resolve").payload
     assert resolved["totals"] == {"Tamsin, Brannoc": 4, "The Grey River": 0}
     assert resolved["totals_kind"] == "OP"
-    assert rebuilt(contest).state == contest.state
+    assert Table.rebuilt(contest).state == contest.state
 
 
 def test_a_double_boost_takes_hero_points_from_any_mix_of_players(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
     contest = frame(
-        campaign,
-        gm,
+        table,
         "group_simple",
         [pc(tamsin, "Boatcraft"), pc(brannoc, "Temple singer"), {"name": "Wall", "rating": 14}],
     )
-    act(contest, alice, "boost", participant="Tamsin")
-    act(contest, bob, "boost", participant="Brannoc")
-    refused(contest, alice, "boost", "double boost", participant="Tamsin")
+    table.act(contest, alice, "boost", participant="Tamsin")
+    table.act(contest, bob, "boost", participant="Brannoc")
+    table.refused(contest, alice, "boost", "double boost", participant="Tamsin")
     tamsin.refresh_from_db()
     brannoc.refresh_from_db()
     assert (tamsin.hero_points, brannoc.hero_points) == (2, 2)
-    act(contest, gm, "roll", rolls=(12, 12, 12, 12))  # both tie on the same rolls: 0 OP
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "roll", rolls=(12, 12, 12, 12))  # both tie on the same rolls: 0 OP
+    table.act(contest, gm, "resolve")
     # A tie boosted twice is a minor victory (R7).
     assert (contest.winner, contest.degree) == ("pc", "minor")
-    act(contest, gm, "undo")
-    act(contest, gm, "undo")  # the roll
-    act(contest, gm, "undo")  # Bob's point comes back
+    table.act(contest, gm, "undo")
+    table.act(contest, gm, "undo")  # the roll
+    table.act(contest, gm, "undo")  # Bob's point comes back
     brannoc.refresh_from_db()
     assert brannoc.hero_points == 3 and contest.state["boost"]["paid"] == ["Tamsin"]
 
@@ -188,11 +143,10 @@ def test_a_double_boost_takes_hero_points_from_any_mix_of_players(
     ],
 )
 def test_group_simple_checks_who_may_act_and_when(
-    campaign, session, gm, alice, bob, sam, tamsin, brannoc, who, action, data, message, request
+    table, session, alice, bob, sam, tamsin, brannoc, who, action, data, message, request
 ):
     contest = frame(
-        campaign,
-        gm,
+        table,
         "group_simple",
         [
             pc(tamsin, "Boatcraft"),
@@ -200,21 +154,20 @@ def test_group_simple_checks_who_may_act_and_when(
             {"name": "The Grey River", "level": "high"},
         ],
     )
-    refused(contest, request.getfixturevalue(who), action, message, **data)
+    table.refused(contest, request.getfixturevalue(who), action, message, **data)
     tamsin.refresh_from_db()
     assert tamsin.hero_points == 3
 
 
 def test_a_hero_point_is_for_ones_own_roll_and_never_on_a_critical(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
     contest = frame(
-        campaign,
-        gm,
+        table,
         "group_simple",
         [pc(tamsin, "Boatcraft"), pc(brannoc, "Temple singer"), {"name": "Wall", "rating": 14}],
     )
-    refused(
+    table.refused(
         contest,
         alice,
         "choose_ability",
@@ -222,27 +175,26 @@ def test_a_hero_point_is_for_ones_own_roll_and_never_on_a_critical(
         participant="Brannoc",
         ability_id=ability(brannoc, "Temple singer").pk,
     )
-    act(contest, gm, "roll", rolls=(1, 15, 12, 5))
-    refused(contest, alice, "hero_point", "cannot raise a critical", participant="Tamsin")
-    refused(contest, alice, "hero_point", "only Brannoc's player", participant="Brannoc")
-    act(contest, bob, "hero_point", participant="Brannoc")
-    refused(contest, bob, "hero_point", "one hero point per roll", participant="Brannoc")
+    table.act(contest, gm, "roll", rolls=(1, 15, 12, 5))
+    table.refused(contest, alice, "hero_point", "cannot raise a critical", participant="Tamsin")
+    table.refused(contest, alice, "hero_point", "only Brannoc's player", participant="Brannoc")
+    table.act(contest, bob, "hero_point", participant="Brannoc")
+    table.refused(contest, bob, "hero_point", "one hero point per roll", participant="Brannoc")
 
 
-def test_group_simple_framing_needs_one_resistance_against_a_group(campaign, session, gm, tamsin):
+def test_group_simple_framing_needs_one_resistance_against_a_group(table, session, tamsin):
     with pytest.raises(ContestError, match="exactly one opponent"):
-        frame(campaign, gm, "group_simple", [pc(tamsin, "Boatcraft")])
+        frame(table, "group_simple", [pc(tamsin, "Boatcraft")])
     with pytest.raises(ContestError, match="two participants or more"):
-        frame(campaign, gm, "group_simple", [pc(tamsin, "Boatcraft"), {"name": "W", "rating": 9}])
+        frame(table, "group_simple", [pc(tamsin, "Boatcraft"), {"name": "W", "rating": 9}])
 
 
 # -- group scored (§5.2, R12) ------------------------------------------------------------
 
 
-def scored(campaign, gm, tamsin, brannoc, **extra):
+def scored(table, tamsin, brannoc, **extra):
     return frame(
-        campaign,
-        gm,
+        table,
         "group_scored",
         [
             pc(tamsin, "Boatcraft"),
@@ -256,12 +208,12 @@ def scored(campaign, gm, tamsin, brannoc, **extra):
 
 
 def test_a_group_scored_contest_in_pairings_to_its_consequences(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
-    contest = scored(campaign, gm, tamsin, brannoc)
-    act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
-    act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
-    act(
+    contest = scored(table, tamsin, brannoc)
+    table.act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
+    table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
+    table.act(
         contest,
         alice,
         "set_tactic",
@@ -270,33 +222,33 @@ def test_a_group_scored_contest_in_pairings_to_its_consequences(
         round_tactic="risky_gambit",
     )
     # Tamsin 5 vs 16: a minor victory, 2 RP + 1 for the winning gamble (§5.2.5).
-    act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
+    table.act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
     assert contest.state["phase"] == "rolled"
-    act(contest, alice, "hero_point", participant="Tamsin")  # success -> critical: major
-    act(contest, gm, "resolve")
+    table.act(contest, alice, "hero_point", participant="Tamsin")  # success -> critical: major
+    table.act(contest, gm, "resolve")
     pairings = contest.state["machine"]["state"]["pairings"]
     assert (pairings[0]["pc_points"], pairings[0]["opponent_points"]) == (4, 0)
     assert contest.state["participants"][0]["round_tactic"] == "normal"  # one round only
-    refused(contest, gm, "play_round", "already played round 1", rolls=(5, 5), pairing=1)
-    act(contest, gm, "play_round", rolls=(3, 18), pairing=2)  # Brannoc's critical: 3 RP
-    act(contest, gm, "resolve")
+    table.refused(contest, gm, "play_round", "already played round 1", rolls=(5, 5), pairing=1)
+    table.act(contest, gm, "play_round", rolls=(3, 18), pairing=2)  # Brannoc's critical: 3 RP
+    table.act(contest, gm, "resolve")
     # Oro, not enmeshed, assists Tamsin against moderate resistance (§5.2.3).
-    act(contest, alice, "assist", rolls=(3, 17), participant="Oro", recipient="Tamsin")
+    table.act(contest, alice, "assist", rolls=(3, 17), participant="Oro", recipient="Tamsin")
     assert contest.state["pending"]["heroes"] == {"hero_point": "Oro"}  # on Tamsin's points
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "resolve")
     assert contest.state["machine"]["state"]["log"][-1]["kind"] == "assist"
-    act(contest, gm, "play_round", rolls=(1, 20), pairing=1)
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "play_round", rolls=(1, 20), pairing=1)
+    table.act(contest, gm, "resolve")
     assert contest.state["machine"]["state"]["parting_shots_open"] == ["Raider"]
-    act(contest, gm, "play_round", rolls=(1, 20), pairing=2)
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "play_round", rolls=(1, 20), pairing=2)
+    table.act(contest, gm, "resolve")
     assert contest.status == ContestStatus.RESOLVING
     assert (contest.winner, contest.degree, contest.outcome_level) == ("pc", "complete", 4)
     # Brannoc (27) beat the weakest defeated opponent by 6 or more: no benefit.
     assert contest.state["suggested"] == [{"participant": "Tamsin", "state": "heroic"}]
     resolved = contest.events.filter(type="resolve").last().payload
     assert resolved["totals_kind"] == "RP against" and resolved["totals"]["Chief"] == 8
-    act(contest, gm, "apply_consequences")
+    table.act(contest, gm, "apply_consequences")
     tamsin.refresh_from_db()
     assert tamsin.hero_points == 2
     assert list(tamsin.conditions.values_list("state", flat=True)) == ["heroic"]
@@ -308,17 +260,17 @@ def test_a_group_scored_contest_in_pairings_to_its_consequences(
             "ability": "Boatcraft",
         }
     ]
-    assert rebuilt(contest).state == contest.state
+    assert Table.rebuilt(contest).state == contest.state
 
 
 def test_group_scored_checks_turns_and_control(
-    campaign, session, gm, alice, bob, sam, tamsin, brannoc
+    table, session, gm, alice, bob, sam, tamsin, brannoc
 ):
-    contest = scored(campaign, gm, tamsin, brannoc)
-    refused(contest, alice, "engage", "only the GM can pair", pc="Tamsin", opponent="Raider")
-    act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
-    refused(contest, alice, "play_round", "only the GM", rolls=(5, 5), pairing=1)
-    refused(
+    contest = scored(table, tamsin, brannoc)
+    table.refused(contest, alice, "engage", "only the GM can pair", pc="Tamsin", opponent="Raider")
+    table.act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
+    table.refused(contest, alice, "play_round", "only the GM", rolls=(5, 5), pairing=1)
+    table.refused(
         contest,
         bob,
         "set_tactic",
@@ -326,7 +278,7 @@ def test_group_scored_checks_turns_and_control(
         participant="Tamsin",
         round_tactic="defensive",
     )
-    refused(
+    table.refused(
         contest,
         bob,
         "assist",
@@ -335,12 +287,14 @@ def test_group_scored_checks_turns_and_control(
         participant="Oro",
         recipient="Tamsin",
     )
-    refused(
+    table.refused(
         contest, sam, "assist", "spectators", rolls=(3, 3), participant="Oro", recipient="Tamsin"
     )
     # Tamsin is enmeshed in a pairing: no unrelated action for her (§5.2.2).
-    refused(contest, alice, "unrelated_action", "enmeshed", rolls=(3, 3), participant="Tamsin")
-    refused(
+    table.refused(
+        contest, alice, "unrelated_action", "enmeshed", rolls=(3, 3), participant="Tamsin"
+    )
+    table.refused(
         contest,
         alice,
         "choose_ability",
@@ -348,18 +302,17 @@ def test_group_scored_checks_turns_and_control(
         participant="Tamsin",
         ability_id=ability(tamsin, "Sharp eyes").pk,
     )
-    act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
-    refused(contest, bob, "hero_point", "only Tamsin's player", participant="Tamsin")
-    refused(contest, bob, "hero_point", "no roll to raise", participant="Brannoc")
-    refused(contest, alice, "resolve", "only the GM")
+    table.act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
+    table.refused(contest, bob, "hero_point", "only Tamsin's player", participant="Tamsin")
+    table.refused(contest, bob, "hero_point", "no roll to raise", participant="Brannoc")
+    table.refused(contest, alice, "resolve", "only the GM")
 
 
 def test_joining_followers_and_switching_abilities_in_a_group_scored_contest(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
     contest = frame(
-        campaign,
-        gm,
+        table,
         "group_scored",
         [
             pc(tamsin, "Boatcraft"),
@@ -368,15 +321,15 @@ def test_joining_followers_and_switching_abilities_in_a_group_scored_contest(
         ],
         stakes="climax",
     )
-    act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
-    act(contest, gm, "join", name="Chief", rating=15, side="opponent")  # §5.2.7
+    table.act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
+    table.act(contest, gm, "join", name="Chief", rating=15, side="opponent")  # §5.2.7
     # The chief, not enmeshed, takes Oro out: 4 vs 18 is a minor victory, 2 + 2 RP.
-    act(contest, gm, "remove_follower", rolls=(4, 18), participant="Chief", follower="Oro")
+    table.act(contest, gm, "remove_follower", rolls=(4, 18), participant="Chief", follower="Oro")
     assert contest.state["pending"]["heroes"] == {"follower_hero_point": "Oro"}
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "resolve")
     oro = next(p for p in contest.state["machine"]["state"]["participants"] if p["name"] == "Oro")
     assert oro["status"] == "defeated" and oro["points_against"] == 4
-    act(
+    table.act(
         contest,
         gm,
         "join",
@@ -385,9 +338,11 @@ def test_joining_followers_and_switching_abilities_in_a_group_scored_contest(
         side="pc",
     )
     assert ContestParticipant.objects.filter(contest=contest, character=brannoc).exists()
-    act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
-    refused(contest, alice, "switch_ability", "rating", participant="Tamsin", pairing=1, rating=40)
-    act(
+    table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
+    table.refused(
+        contest, alice, "switch_ability", "rating", participant="Tamsin", pairing=1, rating=40
+    )
+    table.act(
         contest,
         alice,
         "switch_ability",
@@ -397,9 +352,9 @@ def test_joining_followers_and_switching_abilities_in_a_group_scored_contest(
     )
     assert contest.state["machine"]["state"]["pairings"][0]["pc_rating"] == "15"
     assert contest.state["participants"][0]["ability"] == "Sharp eyes"
-    act(contest, gm, "undo")
-    act(contest, gm, "undo")
-    act(contest, gm, "undo")  # Brannoc's joining
+    table.act(contest, gm, "undo")
+    table.act(contest, gm, "undo")
+    table.act(contest, gm, "undo")  # Brannoc's joining
     assert not ContestParticipant.objects.filter(contest=contest, character=brannoc).exists()
     assert [p["name"] for p in contest.state["participants"]] == [
         "Tamsin",
@@ -407,24 +362,22 @@ def test_joining_followers_and_switching_abilities_in_a_group_scored_contest(
         "Raider",
         "Chief",
     ]
-    assert rebuilt(contest).state == contest.state
+    assert Table.rebuilt(contest).state == contest.state
 
 
-def test_a_parting_shot_in_a_group_scored_contest(
-    campaign, session, gm, alice, bob, tamsin, brannoc
-):
-    contest = scored(campaign, gm, tamsin, brannoc)
-    act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
-    act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
-    act(contest, gm, "play_round", rolls=(1, 20), pairing=1)  # complete: 5 RP, Raider out
-    act(contest, gm, "resolve")
-    act(contest, gm, "play_round", rolls=(10, 10), pairing=2)
-    act(contest, gm, "resolve")
+def test_a_parting_shot_in_a_group_scored_contest(table, session, gm, alice, bob, tamsin, brannoc):
+    contest = scored(table, tamsin, brannoc)
+    table.act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
+    table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
+    table.act(contest, gm, "play_round", rolls=(1, 20), pairing=1)  # complete: 5 RP, Raider out
+    table.act(contest, gm, "resolve")
+    table.act(contest, gm, "play_round", rolls=(10, 10), pairing=2)
+    table.act(contest, gm, "resolve")
     # §5.1.4: Tamsin, free now, kicks the Raider while he is down.
-    act(contest, alice, "parting_shot", rolls=(4, 18), participant="Tamsin", target="Raider")
-    act(contest, gm, "resolve")
+    table.act(contest, alice, "parting_shot", rolls=(4, 18), participant="Tamsin", target="Raider")
+    table.act(contest, gm, "resolve")
     assert contest.state["machine"]["state"]["pairings"][0]["pc_points"] == 7
-    refused(
+    table.refused(
         contest,
         alice,
         "parting_shot",
@@ -438,11 +391,10 @@ def test_a_parting_shot_in_a_group_scored_contest(
 # -- group extended (§5.3.3-§5.3.11, R13) ---------------------------------------------
 
 
-def extended(campaign, gm, tamsin, brannoc):
+def extended(table, tamsin, brannoc):
     """Tamsin and Brannoc (both at 10 for the fight) against a chief of 14."""
     return frame(
-        campaign,
-        gm,
+        table,
         "group_extended",
         [
             {"character_id": tamsin.pk, "side": "heroes"},
@@ -454,7 +406,7 @@ def extended(campaign, gm, tamsin, brannoc):
     )
 
 
-def ready(contest, alice, bob, tamsin, brannoc, brawling=10):
+def ready(table, contest, alice, bob, tamsin, brannoc, brawling=10):
     """Tamsin fights with Sharp eyes (10 for this fight) and Brannoc with Brawling: at 10
     from his sheet, or at 13 added as he goes (§3.1)."""
     from characters.models import Ability
@@ -462,79 +414,87 @@ def ready(contest, alice, bob, tamsin, brannoc, brawling=10):
     sharp_eyes = ability(tamsin, "Sharp eyes")
     sharp_eyes.rating = 10
     sharp_eyes.save()
-    act(contest, alice, "choose_ability", participant="Tamsin", ability_id=sharp_eyes.pk)
+    table.act(contest, alice, "choose_ability", participant="Tamsin", ability_id=sharp_eyes.pk)
     if brawling == 13:
-        act(
+        table.act(
             contest, bob, "choose_ability", participant="Brannoc", new_ability="Brawling", rating=13
         )
         assert brannoc.abilities.filter(name="Brawling", rating=13).exists()
     else:
         fists = Ability.objects.create(character=brannoc, name="Brawling", rating=brawling)
-        act(contest, bob, "choose_ability", participant="Brannoc", ability_id=fists.pk)
+        table.act(contest, bob, "choose_ability", participant="Brannoc", ability_id=fists.pk)
     return contest
 
 
 def test_a_group_extended_contest_with_bids_lending_and_a_final_action(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
-    contest = ready(extended(campaign, gm, tamsin, brannoc), alice, bob, tamsin, brannoc)
-    act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
-    act(contest, bob, "declare", participant="Brannoc", targets="Chief", bid=4, daring="daring")
-    act(contest, gm, "declare", participant="Chief", targets="Brannoc", bid=6, daring="reckless")
+    contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc)
+    table.act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
+    table.act(
+        contest, bob, "declare", participant="Brannoc", targets="Chief", bid=4, daring="daring"
+    )
+    table.act(
+        contest, gm, "declare", participant="Chief", targets="Brannoc", bid=6, daring="reckless"
+    )
     assert contest.state["machine"]["state"]["order"] == ["Chief", "Brannoc", "Tamsin"]
-    refused(contest, alice, "act", "Chief's turn", rolls=(5, 15), participant="Tamsin")
-    act(contest, gm, "act", rolls=(1, 20), participant="Chief")  # 3x bid from Brannoc
+    table.refused(contest, alice, "act", "Chief's turn", rolls=(5, 15), participant="Tamsin")
+    table.act(contest, gm, "act", rolls=(1, 20), participant="Chief")  # 3x bid from Brannoc
     assert contest.state["pending"]["heroes"] == {"defender_hero_point": "Brannoc"}
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "resolve")
     assert contest.state["machine"]["state"]["ap"] == {"Tamsin": 10, "Brannoc": -8, "Chief": 32}
     # §5.3.5: a final action costs a hero point; a minor victory brings him back.
-    act(contest, bob, "final_action", rolls=(4, 15), participant="Brannoc")
-    act(contest, gm, "resolve")
+    table.act(contest, bob, "final_action", rolls=(4, 15), participant="Brannoc")
+    table.act(contest, gm, "resolve")
     brannoc.refresh_from_db()
     assert brannoc.hero_points == 2
-    act(contest, bob, "delay", participant="Brannoc")
-    act(contest, alice, "lend", rolls=(5, 12), participant="Tamsin", target="Brannoc", amount=8)
-    act(contest, gm, "resolve")
+    table.act(contest, bob, "delay", participant="Brannoc")
+    table.act(
+        contest, alice, "lend", rolls=(5, 12), participant="Tamsin", target="Brannoc", amount=8
+    )
+    table.act(contest, gm, "resolve")
     assert contest.state["machine"]["state"]["ap"] == {"Tamsin": 2, "Brannoc": 11, "Chief": 32}
-    act(contest, bob, "act", rolls=(1, 20), participant="Brannoc", bid=11)
-    act(contest, gm, "resolve")
+    table.act(contest, bob, "act", rolls=(1, 20), participant="Brannoc", bid=11)
+    table.act(contest, gm, "resolve")
     assert contest.status == ContestStatus.RESOLVING
     assert (contest.winner, contest.degree, contest.outcome_level) == ("pc", "marginal", 1)
     # The winner's parting shot right after the knock-out (§5.3.4), with a hero point.
-    act(contest, bob, "parting_shot", rolls=(12, 15), participant="Brannoc")
-    act(contest, bob, "hero_point", participant="Brannoc")
-    act(contest, gm, "resolve")
+    table.act(contest, bob, "parting_shot", rolls=(12, 15), participant="Brannoc")
+    table.act(contest, bob, "hero_point", participant="Brannoc")
+    table.act(contest, gm, "resolve")
     assert contest.state["machine"]["state"]["ap"]["Chief"] == -4
     assert contest.state["suggested"] == [
         {"participant": "Tamsin", "state": "fresh"},
         {"participant": "Brannoc", "state": "hurt"},
         {"participant": "Brannoc", "state": "fresh"},
     ]
-    act(contest, gm, "apply_consequences")
+    table.act(contest, gm, "apply_consequences")
     brannoc.refresh_from_db()
     assert brannoc.hero_points == 1
     assert sorted(brannoc.conditions.values_list("state", flat=True)) == ["fresh", "hurt"]
     assert list(tamsin.conditions.values_list("state", flat=True)) == ["fresh"]
     exchange = contest.events.filter(type="resolve").first().payload
     assert exchange["totals_kind"] == "AP" and exchange["totals"]["Chief"] == 32
-    assert rebuilt(contest).state == contest.state
+    assert Table.rebuilt(contest).state == contest.state
 
 
 def test_group_extended_gifts_disengaging_and_unrelated_actions(
-    campaign, session, gm, alice, bob, sam, tamsin, brannoc
+    campaign, table, session, gm, alice, bob, sam, tamsin, brannoc
 ):
     from characters.models import Ability, Character
 
     wren = Character.objects.create(name="Wren", player=alice, campaign=campaign)
     rowing = Ability.objects.create(character=wren, name="Rowing", rating=15)
-    contest = ready(extended(campaign, gm, tamsin, brannoc), alice, bob, tamsin, brannoc, 13)
+    contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc, 13)
     for name, target, user in (("Tamsin", "Chief", alice), ("Brannoc", "Chief", bob)):
-        act(contest, user, "declare", participant=name, targets=target)
-    refused(contest, bob, "declare", "only Tamsin's player", participant="Tamsin", targets="Chief")
-    act(contest, gm, "declare", participant="Chief", targets="Tamsin", bid=2)
+        table.act(contest, user, "declare", participant=name, targets=target)
+    table.refused(
+        contest, bob, "declare", "only Tamsin's player", participant="Tamsin", targets="Chief"
+    )
+    table.act(contest, gm, "declare", participant="Chief", targets="Tamsin", bid=2)
     # Wren is outside the contest: her gift (§5.3.11), 3 vs 10 for a bid of 5, is a
     # minor victory: Tamsin gains the bid.
-    refused(
+    table.refused(
         contest,
         bob,
         "gift",
@@ -545,7 +505,7 @@ def test_group_extended_gifts_disengaging_and_unrelated_actions(
         opponent="Chief",
         bid=5,
     )
-    refused(
+    table.refused(
         contest,
         alice,
         "gift",
@@ -556,7 +516,7 @@ def test_group_extended_gifts_disengaging_and_unrelated_actions(
         opponent="Chief",
         bid=5,
     )
-    act(
+    table.act(
         contest,
         alice,
         "gift",
@@ -571,8 +531,10 @@ def test_group_extended_gifts_disengaging_and_unrelated_actions(
     assert gift["data"]["helper_character_id"] == wren.pk and gift["totals"]["Tamsin"] == 15
     order = contest.state["machine"]["state"]["order"]
     assert order == ["Tamsin", "Brannoc", "Chief"]
-    act(contest, alice, "unrelated_action", participant="Tamsin", description="signals the boats")
-    refused(
+    table.act(
+        contest, alice, "unrelated_action", participant="Tamsin", description="signals the boats"
+    )
+    table.refused(
         contest,
         sam,
         "disengage",
@@ -581,13 +543,13 @@ def test_group_extended_gifts_disengaging_and_unrelated_actions(
         participant="Brannoc",
         opponent="Chief",
     )
-    act(contest, bob, "disengage", rolls=(5, 16), participant="Brannoc", opponent="Chief")
-    act(contest, gm, "resolve")
+    table.act(contest, bob, "disengage", rolls=(5, 16), participant="Brannoc", opponent="Chief")
+    table.act(contest, gm, "resolve")
     people = {p["name"]: p for p in contest.state["machine"]["state"]["participants"]}
     assert people["Brannoc"]["status"] == "withdrawn"
-    act(contest, gm, "rejoin", participant="Brannoc", restore=2)
+    table.act(contest, gm, "rejoin", participant="Brannoc", restore=2)
     assert contest.state["machine"]["state"]["ap"]["Brannoc"] == 15
-    assert rebuilt(contest).state == contest.state
+    assert Table.rebuilt(contest).state == contest.state
 
 
 # -- the table shows group contests --------------------------------------------------
@@ -595,16 +557,16 @@ def test_group_extended_gifts_disengaging_and_unrelated_actions(
 
 @pytest.mark.parametrize("kind", ["group_simple", "group_scored", "group_extended"])
 def test_the_table_renders_each_group_contest_for_each_audience(
-    campaign, session, gm, alice, bob, tamsin, brannoc, kind
+    table, session, gm, alice, bob, tamsin, brannoc, kind
 ):
     participants = [
         pc(tamsin, "Boatcraft"),
         pc(brannoc, "Temple singer"),
         {"name": "Wall", "rating": 14},
     ]
-    contest = frame(campaign, gm, kind, participants)
+    contest = frame(table, kind, participants)
     if kind == "group_scored":
-        act(contest, gm, "engage", pc="Tamsin", opponent="Wall")
+        table.act(contest, gm, "engage", pc="Tamsin", opponent="Wall")
     gm_html = live.render_contest(contest, "gm")
     player_html = live.render_contest(contest, "player")
     spectator_html = live.render_contest(contest, "spectator")

@@ -14,12 +14,12 @@ from django.urls import reverse
 
 from contests.flows import load_flow
 from contests.models import Contest, ContestEvent
-from contests.services import ContestError, actor_for, contest_frame
+from contests.services import ContestError, actor_for
 from contests.table_actions import perform
 from contests.views import _message_from_post
+from tests.table import Table
 
 from .conftest import ability, key
-from .test_live_group import act, rebuilt
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +87,7 @@ def test_the_frame_form_sets_two_pcs_against_three_npcs(
     roles = {p["name"]: (p["role"], p["owner"]) for p in contest.state["participants"]}
     assert set(roles.values()) == {("contestant", None)}
     assert 'name="action" value="engage"' in response.content.decode()
-    assert rebuilt(contest).state == contest.state
+    assert Table.rebuilt(contest).state == contest.state
 
 
 def test_the_first_resistance_stays_and_a_row_makes_a_side_of_its_own(
@@ -118,7 +118,7 @@ def test_the_first_resistance_stays_and_a_row_makes_a_side_of_its_own(
 
 
 def test_the_frame_form_brings_a_follower_to_a_scored_contest(
-    client, campaign, session, gm, alice, tamsin, brannoc
+    client, campaign, table, session, gm, alice, tamsin, brannoc
 ):
     response, error = post_frame(
         client,
@@ -147,15 +147,14 @@ def test_the_frame_form_brings_a_follower_to_a_scored_contest(
     # Followers are played by their owner's player (R5.3), and contend in pairings (§5.2.4).
     assert load_flow(contest.state).controls(actor_for(campaign, alice), "Oro")
     for character, name in ((tamsin, "Boatcraft"), (brannoc, "Temple singer")):
-        act(
+        table.act(
             contest,
             gm,
             "choose_ability",
             participant=character.name,
             ability_id=ability(character, name).pk,
         )
-    act(contest, gm, "engage", pc="Oro", opponent="Raider")
-    contest.refresh_from_db()
+    table.act(contest, gm, "engage", pc="Oro", opponent="Raider")
     engine = {p["name"]: p for p in contest.state["machine"]["state"]["participants"]}
     assert (engine["Oro"]["role"], engine["Oro"]["owner"]) == ("follower", "Tamsin")
     assert contest.state["machine"]["state"]["pairings"][0]["pc"] == "Oro"
@@ -314,12 +313,8 @@ def framing(tamsin, brannoc, voss, **extra) -> dict:
     }
 
 
-def test_the_service_frames_every_participant_from_one_list(
-    campaign, session, gm, tamsin, brannoc, voss
-):
-    contest = contest_frame(
-        campaign=campaign, user=gm, idempotency_key=key(), data=framing(tamsin, brannoc, voss)
-    ).contest
+def test_the_service_frames_every_participant_from_one_list(table, session, tamsin, brannoc, voss):
+    contest = table.frame(**framing(tamsin, brannoc, voss))
     assert people(contest) == [
         ("Tamsin", "pc", 17, "Boatcraft"),
         ("Brannoc", "pc", None, ""),
@@ -330,7 +325,7 @@ def test_the_service_frames_every_participant_from_one_list(
 
 
 def test_the_service_adds_rows_to_the_forms_pcs_and_renames_a_library_npc(
-    campaign, session, gm, tamsin, brannoc, voss
+    table, session, tamsin, brannoc, voss
 ):
     data = {
         "kind": "group_scored",
@@ -344,7 +339,7 @@ def test_the_service_adds_rows_to_the_forms_pcs_and_renames_a_library_npc(
             {"name": "Oro", "rating": "13", "role": "secondary", "owner": "Tamsin"},
         ],
     }
-    contest = contest_frame(campaign=campaign, user=gm, idempotency_key=key(), data=data).contest
+    contest = table.frame(prize="", **data)
     assert [(p["name"], p["side"], p["rating"]) for p in contest.state["participants"]] == [
         ("Tamsin", "pc", None),
         ("Brannoc", "pc", None),
@@ -355,7 +350,7 @@ def test_the_service_adds_rows_to_the_forms_pcs_and_renames_a_library_npc(
     # The same library entry twice, without a name of its own, is two of the same name.
     data["participants"][2] = {"npc_id": voss.pk}
     with pytest.raises(ContestError, match=r"participant row 3: 'Captain Voss' is already"):
-        contest_frame(campaign=campaign, user=gm, idempotency_key=key(), data=data)
+        table.frame(prize="", **data)
 
 
 def test_the_socket_path_frames_a_participants_list_and_refuses_a_half_filled_one(
@@ -409,17 +404,14 @@ async def test_the_gm_frames_a_group_over_the_real_socket(
     await socket.disconnect()
 
 
-def test_extra_participant_rows_are_refused_for_a_one_on_one_contest(campaign, session, gm, tamsin):
+def test_extra_participant_rows_are_refused_for_a_one_on_one_contest(
+    campaign, table, session, tamsin
+):
     with pytest.raises(ContestError, match="for group contests"):
-        contest_frame(
-            campaign=campaign,
-            user=gm,
-            idempotency_key=key(),
-            data={
-                "kind": "simple",
-                "pc": {"character_id": tamsin.pk},
-                "opponent": {"name": "The Grey River", "level": "moderate"},
-                "participants": [{"name": "Wolves", "level": "high"}],
-            },
+        table.frame(
+            pc=tamsin,
+            opponent={"name": "The Grey River", "level": "moderate"},
+            prize="",
+            participants=[{"name": "Wolves", "level": "high"}],
         )
     assert not Contest.objects.filter(campaign=campaign).exists()

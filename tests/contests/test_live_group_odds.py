@@ -20,15 +20,10 @@ from contests.rules import Result, simple_odds
 from contests.rules.odds import OUTCOME_KEYS, outcome_percentages
 from contests.rules.simple import compare_results
 
-from .test_live_group import act, extended, ready, scored
+from .test_live_group import extended, ready, scored
 from .test_live_group_options import river
 
 GM = Actor(user_id=0, role="gm")
-
-
-@pytest.fixture
-def bob(brannoc):
-    return brannoc.player
 
 
 @pytest.fixture
@@ -59,7 +54,7 @@ def shown(contest, audience="player"):
     return tables
 
 
-def table(pc, opponent, **bumps):
+def odds_table(pc, opponent, **bumps):
     return outcome_percentages(simple_odds(pc, opponent, **bumps))
 
 
@@ -78,14 +73,14 @@ def assert_sums_to_100(tables):
 
 
 def test_group_simple_shows_each_pc_their_odds_against_the_resistance(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
-    contest = river(campaign, gm, tamsin, brannoc, rating=14)
+    contest = river(table, tamsin, brannoc, rating=14)
     odds = shown(contest)
     # Brannoc's 7M against 14: his mastery is a bump up, which simple_odds applies.
     assert odds == {
-        ("Tamsin", "The Grey River"): ("17", "14", table(17, 14)),
-        ("Brannoc", "The Grey River"): ("7M", "14", table(27, 14)),
+        ("Tamsin", "The Grey River"): ("17", "14", odds_table(17, 14)),
+        ("Brannoc", "The Grey River"): ("7M", "14", odds_table(27, 14)),
     }
     assert_sums_to_100(odds)
     # The flow gives the exact fractions, for every roll, from each side: the resistance's
@@ -97,71 +92,71 @@ def test_group_simple_shows_each_pc_their_odds_against_the_resistance(
     assert sum(coming["Brannoc"][0]["outcomes"].values()) == 1
 
     # Modifier lines, bumps and augments move the odds at once.
-    act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=-3)
-    act(contest, gm, "modifier", participant="The Grey River", kind="other", value=0, bumps=1)
-    act(contest, gm, "augment", participant="Brannoc", kind="plot", bonus=6)
+    table.act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=-3)
+    table.act(contest, gm, "modifier", participant="The Grey River", kind="other", value=0, bumps=1)
+    table.act(contest, gm, "augment", participant="Brannoc", kind="plot", bonus=6)
     odds = shown(contest)
     assert odds == {
-        ("Tamsin", "The Grey River"): ("14", "14", table(14, 14, opponent_bumps=1)),
-        ("Brannoc", "The Grey River"): ("13M", "14", table(33, 14, opponent_bumps=1)),
+        ("Tamsin", "The Grey River"): ("14", "14", odds_table(14, 14, opponent_bumps=1)),
+        ("Brannoc", "The Grey River"): ("13M", "14", odds_table(33, 14, opponent_bumps=1)),
     }
     assert odds == shown(contest, "gm") == shown(contest, "spectator")
     assert_sums_to_100(odds)
 
     # Once rolled, the odds are gone: the dice speak.
-    act(contest, gm, "roll", rolls=(10, 15, 5, 18))
+    table.act(contest, gm, "roll", rolls=(10, 15, 5, 18))
     assert shown(contest) == {} and load_flow(contest.state).coming_odds() == {}
 
 
 def test_group_scored_shows_the_odds_of_each_pairing_still_to_roll(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
-    contest = scored(campaign, gm, tamsin, brannoc)
+    contest = scored(table, tamsin, brannoc)
     assert shown(contest) == {}  # nobody is paired yet
-    act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
-    assert shown(contest) == {("Tamsin", "Raider"): ("17", "14", table(17, 14))}
+    table.act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
+    assert shown(contest) == {("Tamsin", "Raider"): ("17", "14", odds_table(17, 14))}
     coming = load_flow(contest.state).coming_odds()
     assert coming["Raider"][0]["outcomes"] == simple_odds(14, 17)
     assert "Oro" not in coming and "Brannoc" not in coming  # a supporter; not paired
 
     # A situational modifier reaches the round's roll as the change from the engine's TN.
-    act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=3)
-    act(contest, gm, "modifier", participant="Raider", kind="other", value=-2, bumps=-1)
-    act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
+    table.act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=3)
+    table.act(contest, gm, "modifier", participant="Raider", kind="other", value=-2, bumps=-1)
+    table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
     odds = shown(contest)
     assert odds == {
-        ("Tamsin", "Raider"): ("20", "12", table(20, 12, opponent_bumps=-1)),
-        ("Brannoc", "Chief"): ("7M", "15", table(27, 15)),
+        ("Tamsin", "Raider"): ("20", "12", odds_table(20, 12, opponent_bumps=-1)),
+        ("Brannoc", "Chief"): ("7M", "15", odds_table(27, 15)),
     }
     assert_sums_to_100(odds)
 
     # The round is rolled with exactly the TNs shown; a pairing that has played its round
     # shows no odds until the next group round.
-    act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
+    table.act(contest, gm, "resolve")
     entry = contest.state["machine"]["state"]["log"][-1]
     assert (entry["pc_rating"], entry["opponent_rating"]) == ("20", "12")
     assert set(shown(contest)) == {("Brannoc", "Chief")}
 
 
 def test_group_extended_shows_the_odds_of_each_exchange_to_come(
-    campaign, session, gm, alice, bob, tamsin, brannoc
+    table, session, gm, alice, bob, tamsin, brannoc
 ):
-    contest = ready(extended(campaign, gm, tamsin, brannoc), alice, bob, tamsin, brannoc)
+    contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc)
     assert shown(contest) == {}  # no target before the declarations
-    act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
-    assert shown(contest) == {("Tamsin", "Chief"): ("10", "14", table(10, 14))}
-    act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=-3)
-    assert shown(contest) == {("Tamsin", "Chief"): ("7", "14", table(7, 14))}
+    table.act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
+    assert shown(contest) == {("Tamsin", "Chief"): ("10", "14", odds_table(10, 14))}
+    table.act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=-3)
+    assert shown(contest) == {("Tamsin", "Chief"): ("7", "14", odds_table(7, 14))}
 
-    act(contest, bob, "declare", participant="Brannoc", targets="Chief", bid=4)
-    act(contest, gm, "declare", participant="Chief", targets="Brannoc", bid=6)
+    table.act(contest, bob, "declare", participant="Brannoc", targets="Chief", bid=4)
+    table.act(contest, gm, "declare", participant="Chief", targets="Brannoc", bid=6)
     # The Chief acts against Brannoc and Brannoc against the Chief: the same roll for
     # Brannoc, shown once.
     odds = shown(contest)
     assert odds == {
-        ("Tamsin", "Chief"): ("7", "14", table(7, 14)),
-        ("Brannoc", "Chief"): ("10", "14", table(10, 14)),
+        ("Tamsin", "Chief"): ("7", "14", odds_table(7, 14)),
+        ("Brannoc", "Chief"): ("10", "14", odds_table(10, 14)),
     }
     assert_sums_to_100(odds)
     coming = load_flow(contest.state).coming_odds()
@@ -169,27 +164,27 @@ def test_group_extended_shows_the_odds_of_each_exchange_to_come(
     assert [entry["against"] for entry in coming["Chief"]] == ["Brannoc", "Tamsin"]
     assert len(coming["Brannoc"]) == 1
 
-    act(contest, gm, "act", rolls=(10, 10), participant="Chief")  # order: Chief first
-    act(contest, gm, "resolve")
-    act(contest, bob, "act", rolls=(10, 10), participant="Brannoc")
-    act(contest, gm, "resolve")
+    table.act(contest, gm, "act", rolls=(10, 10), participant="Chief")  # order: Chief first
+    table.act(contest, gm, "resolve")
+    table.act(contest, bob, "act", rolls=(10, 10), participant="Brannoc")
+    table.act(contest, gm, "resolve")
     # Only Tamsin is still to act this round, with the TNs the exchange then uses.
     assert set(shown(contest)) == {("Tamsin", "Chief")}
-    act(contest, alice, "act", rolls=(9, 17), participant="Tamsin")
-    act(contest, gm, "resolve")
+    table.act(contest, alice, "act", rolls=(9, 17), participant="Tamsin")
+    table.act(contest, gm, "resolve")
     exchange = contest.state["machine"]["state"]["exchanges"][-1]
     assert (exchange["actor_tn"], exchange["defender_tn"]) == ("7", "14")
 
 
 def test_the_odds_give_nothing_away_while_the_gms_rolls_are_hidden(
-    hidden_rolls, session, gm, alice, bob, tamsin, brannoc
+    table, hidden_rolls, session, gm, alice, bob, tamsin, brannoc
 ):
-    contest = river(hidden_rolls, gm, tamsin, brannoc, rating=14)
+    contest = river(table, tamsin, brannoc, rating=14)
     # Before the roll the odds come from the TNs every audience sees, and are the same
     # in every copy; while a hidden roll waits there are none (they would not change).
     assert shown(contest, "player") == shown(contest, "gm") == shown(contest, "spectator")
     assert shown(contest, "player")
-    act(contest, gm, "roll", rolls=(10, 15, 5, 18))
+    table.act(contest, gm, "roll", rolls=(10, 15, 5, 18))
     assert all(shown(contest, audience) == {} for audience in ("gm", "player", "spectator"))
 
 
@@ -217,9 +212,9 @@ def tally(state, action, data, outcome) -> dict:
     return {key: Fraction(counts[key], 400) for key in OUTCOME_KEYS}
 
 
-def test_a_group_simple_pcs_odds_are_those_of_their_pairing(campaign, session, gm, tamsin, brannoc):
-    contest = river(campaign, gm, tamsin, brannoc, rating=27)
-    act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=-2, bumps=1)
+def test_a_group_simple_pcs_odds_are_those_of_their_pairing(table, session, gm, tamsin, brannoc):
+    contest = river(table, tamsin, brannoc, rating=27)
+    table.act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=-2, bumps=1)
     (entry,) = load_flow(contest.state).coming_odds()["Tamsin"]
     played = tally(
         contest.state,
@@ -237,11 +232,11 @@ def test_a_group_simple_pcs_odds_are_those_of_their_pairing(campaign, session, g
     assert entry["outcomes"] == played == simple_odds(15, 27, pc_bumps=1)
 
 
-def test_a_pairings_odds_are_those_of_its_round(campaign, session, gm, tamsin, brannoc):
-    contest = scored(campaign, gm, tamsin, brannoc)
-    act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
-    act(contest, gm, "modifier", participant="Brannoc", kind="situational", value=-9)
-    act(contest, gm, "modifier", participant="Chief", kind="other", value=0, bumps=2)
+def test_a_pairings_odds_are_those_of_its_round(table, session, gm, tamsin, brannoc):
+    contest = scored(table, tamsin, brannoc)
+    table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
+    table.act(contest, gm, "modifier", participant="Brannoc", kind="situational", value=-9)
+    table.act(contest, gm, "modifier", participant="Chief", kind="other", value=0, bumps=2)
     (entry,) = load_flow(contest.state).coming_odds()["Brannoc"]
     played = tally(
         contest.state,
@@ -254,15 +249,13 @@ def test_a_pairings_odds_are_those_of_its_round(campaign, session, gm, tamsin, b
     assert entry["outcomes"] == played == simple_odds(18, 15, opponent_bumps=2)
 
 
-def test_an_exchanges_odds_are_those_of_its_rolls(
-    campaign, session, gm, alice, bob, tamsin, brannoc
-):
-    contest = ready(extended(campaign, gm, tamsin, brannoc), alice, bob, tamsin, brannoc)
-    act(contest, gm, "modifier", participant="Brannoc", kind="other", value=0, bumps=1)
-    act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=1)
-    act(contest, bob, "declare", participant="Brannoc", targets="Chief", bid=6)
-    act(contest, gm, "declare", participant="Chief", targets="Tamsin", bid=1)
-    act(contest, gm, "modifier", participant="Brannoc", kind="situational", value=4)
+def test_an_exchanges_odds_are_those_of_its_rolls(table, session, gm, alice, bob, tamsin, brannoc):
+    contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc)
+    table.act(contest, gm, "modifier", participant="Brannoc", kind="other", value=0, bumps=1)
+    table.act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=1)
+    table.act(contest, bob, "declare", participant="Brannoc", targets="Chief", bid=6)
+    table.act(contest, gm, "declare", participant="Chief", targets="Tamsin", bid=1)
+    table.act(contest, gm, "modifier", participant="Brannoc", kind="situational", value=4)
     (entry,) = load_flow(contest.state).coming_odds()["Brannoc"]
 
     def outcome(flow):
@@ -318,5 +311,5 @@ def test_every_pc_sees_simple_odds_of_their_tn_against_the_resistance(pcs, again
         expected = simple_odds(mine, against, pc_bumps=bumps if i == 0 else 0)
         assert entry["against"] == "Resistance" and entry["outcomes"] == expected
         assert sum(entry["outcomes"].values()) == 1
-        assert [label for label, _ in entry["rows"]] == [label for label, _ in table(14, 14)]
+        assert [label for label, _ in entry["rows"]] == [label for label, _ in odds_table(14, 14)]
         assert sum(percent for _, percent in entry["rows"]) == pytest.approx(100, abs=0.05)

@@ -7,9 +7,9 @@ import pytest
 from community.models import ResourceDraw
 from community.services import community_create, community_draw_start, community_found
 from contests.rules import fixed_rolls
-from contests.services import ContestError, contest_act, contest_frame
+from contests.services import ContestError
 
-from .conftest import ability, key
+from .conftest import ability
 
 pytestmark = pytest.mark.django_db
 
@@ -39,140 +39,104 @@ def draw(wealth, alice, tamsin, used_as):
     )
 
 
-def play(contest, gm, alice, rolls):
+def play(table, contest, gm, rolls):
+    """Roll, resolve and apply, each action with the same dice."""
     for user, action, data in (
         (gm, "roll", {}),
         (gm, "resolve", {}),
         (gm, "apply_consequences", {"narration": "The ferries come."}),
     ):
-        contest_act(
-            contest_id=contest.pk,
-            user=user,
-            action=action,
-            data=data,
-            idempotency_key=key(),
-            roller=fixed_rolls(*rolls),
-        )
-        contest.refresh_from_db()
+        table.act(contest, user, action, rolls=rolls, **data)
     return contest
 
 
-def frame(campaign, gm, tamsin, draw_id):
-    return contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key=key(),
-        data={
-            "kind": "simple",
-            "prize": "move the grain",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "The flood", "level": "high"},
-            "draw_id": draw_id,
-        },
-    ).contest
+def frame(table, character, draw_id):
+    """`character` moves the grain against the flood (high), drawing on `draw_id`."""
+    return table.frame(
+        pc=character,
+        prize="move the grain",
+        opponent={"name": "The flood", "level": "high"},
+        draw_id=draw_id,
+    )
 
 
 def test_the_resource_is_the_ability_and_is_depleted_by_the_outcome(
-    campaign, session, gm, alice, tamsin, wealth
+    table, session, gm, alice, tamsin, wealth
 ):
     approved = draw(wealth, alice, tamsin, "ability")
     assert approved.status == "approved"
-    contest = frame(campaign, gm, tamsin, approved.pk)
+    contest = frame(table, tamsin, approved.pk)
     assert contest.state["sides"]["pc"]["ability"] == "Wealth"
     assert contest.state["sides"]["pc"]["rating"] == 32  # 12W (R17)
     # 12W rolls 5: success, bumped to a critical by the mastery; high (20) rolls 15:
     # success. A minor victory.
-    contest = play(contest, gm, alice, rolls=(5, 15))
+    contest = play(table, contest, gm, rolls=(5, 15))
     approved.refresh_from_db()
     # §8.2 Resource Depletion Table: a minor victory costs the resource 3.
     assert (contest.outcome_level, approved.status, approved.depletion) == (2, "settled", -3)
     assert approved.contest_id == contest.pk
     assert "Wealth" in contest.events.last().payload["resource_draw"]["resource"]
     with pytest.raises(ContestError, match="settled and stays"):
-        contest_act(contest_id=contest.pk, user=gm, action="undo", data={}, idempotency_key=key())
+        table.act(contest, gm, "undo")
 
 
-def test_the_resource_as_an_augment_adds_a_quick_augment(
-    campaign, session, gm, alice, tamsin, wealth
-):
+def test_the_resource_as_an_augment_adds_a_quick_augment(table, session, alice, tamsin, wealth):
     approved = draw(wealth, alice, tamsin, "augment")
-    contest = frame(campaign, gm, tamsin, approved.pk)
+    contest = frame(table, tamsin, approved.pk)
     assert contest.state["sides"]["pc"]["augments"][0]["bonus"] == 32 // 5  # R8 quick augment
-    contest_act(
-        contest_id=contest.pk,
-        user=alice,
-        action="choose_ability",
-        data={"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
-        idempotency_key=key(),
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
     )
-    contest.refresh_from_db()
     assert str(contest.state["sides"]["pc"]["augments"][0]["bonus"]) == "6"
 
 
 def test_someone_elses_or_a_refused_draw_cannot_be_used(
-    campaign, session, gm, alice, tamsin, brannoc, wealth
+    table, session, alice, tamsin, brannoc, wealth
 ):
     approved = draw(wealth, alice, tamsin, "ability")
     with pytest.raises(ContestError, match="Tamsin's"):
-        frame(campaign, gm, brannoc, approved.pk)
+        frame(table, brannoc, approved.pk)
     ResourceDraw.objects.filter(pk=approved.pk).update(status="refused")
     with pytest.raises(ContestError, match="no approved"):
-        frame(campaign, gm, tamsin, approved.pk)
+        frame(table, tamsin, approved.pk)
 
 
 def test_a_failed_draw_penalises_the_lobbying_ability_for_the_interval(
-    campaign, session, gm, alice, tamsin, wealth
+    table, session, gm, alice, tamsin, wealth
 ):
     """§8.2: on a failed prize the penalty also falls on the character's social ability."""
     from contests.rules.community import social_penalty
 
     approved = draw(wealth, alice, tamsin, "ability")
-    lost = frame(campaign, gm, tamsin, approved.pk)
+    lost = frame(table, tamsin, approved.pk)
     # A fumble (bumped to a failure by 12W's mastery) against a critical: a major defeat.
-    lost = play(lost, gm, alice, rolls=(20, 1))
+    lost = play(table, lost, gm, rolls=(20, 1))
     approved.refresh_from_db()
     assert lost.outcome_level == -3
     assert approved.social_penalty == social_penalty(-3) < 0
     assert not tamsin.conditions.exists()  # the depletion replaced the consequence
 
-    contest = contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key=key(),
-        data={
-            "kind": "simple",
-            "prize": "win back the guild",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "The guild", "level": "moderate"},
-        },
-    ).contest
-    contest_act(
-        contest_id=contest.pk,
-        user=alice,
-        action="choose_ability",
-        data={
-            "side": "pc",
-            "ability_id": ability(tamsin, "Boatcraft").pk,
-            "sheet_penalties": [{"label": "forged", "value": 50}],
-        },
-        idempotency_key=key(),
+    contest = table.frame(
+        pc=tamsin, prize="win back the guild", opponent={"name": "The guild", "level": "moderate"}
     )
-    contest.refresh_from_db()
+    table.act(
+        contest,
+        alice,
+        "choose_ability",
+        side="pc",
+        ability_id=ability(tamsin, "Boatcraft").pk,
+        sheet_penalties=[{"label": "forged", "value": 50}],
+    )
     lines = contest.state["sides"]["pc"]["modifiers"]
     assert [line["value"] for line in lines] == [approved.social_penalty]  # not the forged one
-    contest_act(
-        contest_id=contest.pk,
-        user=alice,
-        action="choose_ability",
-        data={"side": "pc", "ability_id": ability(tamsin, "Sharp eyes").pk},
-        idempotency_key=key(),
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Sharp eyes").pk
     )
-    contest.refresh_from_db()
     assert contest.state["sides"]["pc"]["modifiers"] == []
 
 
 def test_a_required_resource_use_as_an_augment_allows_a_second_own_augment(
-    campaign, session, gm, alice, tamsin, wealth
+    table, session, gm, alice, tamsin, wealth
 ):
     """§8.2.1: a required use of a resource as an augment allows the extra augment."""
     from community.services import required_use_add
@@ -190,26 +154,19 @@ def test_a_required_resource_use_as_an_augment_allows_a_second_own_augment(
         roller=fixed_rolls(3, 16),
     )
     assert required.own_augments_allowed == 2
-    contest = frame(campaign, gm, tamsin, required.pk)
-    contest_act(
-        contest_id=contest.pk,
-        user=alice,
-        action="choose_ability",
-        data={"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
-        idempotency_key=key(),
+    contest = frame(table, tamsin, required.pk)
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
     )
 
     def own_quick_augment():
-        contest_act(
-            contest_id=contest.pk,
-            user=alice,
-            action="augment",
-            data={
-                "side": "pc",
-                "kind": "quick",
-                "helper_ability_id": ability(tamsin, "Sharp eyes").pk,
-            },
-            idempotency_key=key(),
+        table.act(
+            contest,
+            alice,
+            "augment",
+            side="pc",
+            kind="quick",
+            helper_ability_id=ability(tamsin, "Sharp eyes").pk,
         )
 
     own_quick_augment()

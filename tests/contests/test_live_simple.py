@@ -6,58 +6,30 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from contests.models import ContestEvent, ContestStatus
-from contests.rules import fixed_rolls
-from contests.services import ContestError, contest_act, contest_frame
+from contests.services import ContestError, contest_act
 
 from .conftest import ability, key
 
 pytestmark = pytest.mark.django_db
 
 
-def frame_simple(campaign, gm, tamsin, **opponent):
-    return contest_frame(
-        campaign=campaign,
-        user=gm,
-        data={
-            "kind": "simple",
-            "prize": "cross the flooded ford",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "The Grey River", **(opponent or {"level": "high"})},
-        },
-        idempotency_key=key(),
-    ).contest
-
-
-def act(contest, user, action, rolls=(), **data):
-    return contest_act(
-        contest_id=contest.pk,
-        user=user,
-        action=action,
-        data=data,
-        idempotency_key=key(),
-        roller=fixed_rolls(*rolls),
-    )
-
-
-def test_a_simple_contest_from_framing_to_consequences(campaign, session, gm, alice, tamsin):
-    contest = frame_simple(campaign, gm, tamsin)
+def test_a_simple_contest_from_framing_to_consequences(table, session, gm, alice, tamsin):
+    contest = table.frame(pc=tamsin)
     assert contest.session == session and contest.resistance_rating == 20  # high = 14 + 6 (R2)
-    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
-    contest.refresh_from_db()
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
     assert contest.state["sides"]["pc"]["rating"] == 17
-    act(contest, gm, "roll", rolls=(10, 5))  # 10 vs TN 17 success; 5 vs TN 20 success
-    contest.refresh_from_db()
+    table.act(contest, gm, "roll", rolls=(10, 5))  # 10 vs TN 17 success; 5 vs TN 20 success
     assert contest.state["pending"]["outcome"]["describe"] == "marginal victory"  # higher roll (R6)
-    act(contest, alice, "hero_point", side="pc")
+    table.act(contest, alice, "hero_point", side="pc")
     tamsin.refresh_from_db()
     assert tamsin.hero_points == 2
-    act(contest, gm, "resolve")
-    contest.refresh_from_db()
+    table.act(contest, gm, "resolve")
     assert (contest.winner, contest.degree, contest.outcome_level) == ("pc", "minor", 2)
     assert contest.status == ContestStatus.RESOLVING
     assert contest.state["suggested"] == [{"side": "pc", "state": "pumped"}]  # §2.11.2 minor
-    act(contest, gm, "apply_consequences", narration="Tamsin reads the current and crosses.")
-    contest.refresh_from_db()
+    table.act(contest, gm, "apply_consequences", narration="Tamsin reads the current and crosses.")
     assert contest.status == ContestStatus.FINISHED
     condition = tamsin.conditions.get()
     assert condition.state == "pumped" and condition.contest_id == contest.pk
@@ -77,8 +49,8 @@ def test_a_simple_contest_from_framing_to_consequences(campaign, session, gm, al
     assert [r["roll"] for r in rolled["rolls"]] == [10, 5]
 
 
-def test_the_same_idempotency_key_gives_one_event(campaign, session, gm, alice, tamsin):
-    contest = frame_simple(campaign, gm, tamsin)
+def test_the_same_idempotency_key_gives_one_event(table, session, alice, tamsin):
+    contest = table.frame(pc=tamsin)
     data = {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk}
     first = contest_act(
         contest_id=contest.pk,
@@ -98,8 +70,8 @@ def test_the_same_idempotency_key_gives_one_event(campaign, session, gm, alice, 
     assert ContestEvent.objects.filter(contest=contest).count() == 2
 
 
-def test_a_stale_sequence_number_is_refused(campaign, session, gm, alice, tamsin):
-    contest = frame_simple(campaign, gm, tamsin)
+def test_a_stale_sequence_number_is_refused(table, session, alice, tamsin):
+    contest = table.frame(pc=tamsin)
     with pytest.raises(ContestError, match="moved on"):
         contest_act(
             contest_id=contest.pk,
@@ -125,56 +97,59 @@ def test_a_stale_sequence_number_is_refused(campaign, session, gm, alice, tamsin
     ],
 )
 def test_actions_check_who_may_act_and_when(
-    campaign, session, gm, alice, sam, tamsin, who, action, data, message, request
+    table, session, alice, sam, tamsin, who, action, data, message, request
 ):
-    contest = frame_simple(campaign, gm, tamsin)
+    contest = table.frame(pc=tamsin)
     user = request.getfixturevalue(who)
     with pytest.raises(ContestError, match=message):
-        act(contest, user, action, **data)
+        table.act(contest, user, action, **data)
     contest.refresh_from_db()
     assert contest.seq == 1 and contest.events.count() == 1
 
 
-def test_outsiders_cannot_act(campaign, session, gm, charlie, tamsin):
-    contest = frame_simple(campaign, gm, tamsin)
+def test_outsiders_cannot_act(table, session, charlie, tamsin):
+    contest = table.frame(pc=tamsin)
     with pytest.raises(PermissionDenied):
-        act(contest, charlie, "roll")
+        table.act(contest, charlie, "roll")
 
 
-def test_a_hero_point_on_a_critical_is_refused(campaign, session, gm, alice, tamsin):
-    contest = frame_simple(campaign, gm, tamsin)
-    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
-    act(contest, gm, "roll", rolls=(1, 15))
+def test_a_hero_point_on_a_critical_is_refused(table, session, gm, alice, tamsin):
+    contest = table.frame(pc=tamsin)
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(1, 15))
     with pytest.raises(ContestError, match="cannot raise a critical"):
-        act(contest, alice, "hero_point", side="pc")
+        table.act(contest, alice, "hero_point", side="pc")
     tamsin.refresh_from_db()
     assert tamsin.hero_points == 3
 
 
 def test_the_gm_undoes_the_latest_action_and_the_archive_keeps_both(
-    campaign, session, gm, alice, tamsin
+    table, session, gm, alice, tamsin
 ):
-    contest = frame_simple(campaign, gm, tamsin)
-    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
-    act(contest, gm, "roll", rolls=(10, 5))
-    act(contest, alice, "hero_point", side="pc")
-    act(contest, gm, "undo")
-    contest.refresh_from_db()
+    contest = table.frame(pc=tamsin)
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(10, 5))
+    table.act(contest, alice, "hero_point", side="pc")
+    table.act(contest, gm, "undo")
     tamsin.refresh_from_db()
     assert tamsin.hero_points == 3  # the spent point came back
     assert contest.state["phase"] == "rolled" and not contest.state["pending"]["pc_hero_point"]
     assert contest.events.last().type == "undone" and contest.events.last().payload["undoes"] == 4
     with pytest.raises(ContestError, match="only the GM can undo"):
-        act(contest, alice, "undo")
+        table.act(contest, alice, "undo")
 
 
-def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(
-    campaign, session, gm, alice, tamsin
-):
+def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(table, session, alice, tamsin):
     """§2.4.1, R8: a minor victory on the augment roll gives +6."""
-    contest = frame_simple(campaign, gm, tamsin)
-    act(contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk)
-    act(
+    contest = table.frame(pc=tamsin)
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(
         contest,
         alice,
         "augment",
@@ -184,11 +159,10 @@ def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(
         ability="Sharp eyes",
         rating=15,
     )
-    contest.refresh_from_db()
     pc = contest.state["sides"]["pc"]
     assert pc["augments"][0]["bonus"] == 6  # success (4 vs 15) against failure (15 vs 14)
     with pytest.raises(ContestError, match="already tried"):
-        act(
+        table.act(
             contest,
             alice,
             "augment",
@@ -200,11 +174,11 @@ def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(
         )
 
 
-def test_framing_needs_an_open_session(campaign, gm, tamsin):
+def test_framing_needs_an_open_session(table, tamsin):
     with pytest.raises(ContestError, match="start a session"):
-        frame_simple(campaign, gm, tamsin)
+        table.frame(pc=tamsin)
 
 
-def test_only_the_gm_frames(campaign, session, alice, tamsin):
+def test_only_the_gm_frames(table, session, alice, tamsin):
     with pytest.raises(PermissionDenied):
-        frame_simple(campaign, alice, tamsin)
+        table.frame(pc=tamsin, user=alice)

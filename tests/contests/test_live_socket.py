@@ -17,20 +17,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @database_sync_to_async
-def framed_contest(campaign, gm, tamsin):
-    from contests.services import contest_frame
-
-    return contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key="frame-1",
-        data={
-            "kind": "simple",
-            "prize": "the ford",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "The Grey River", "level": "moderate"},
-        },
-    ).contest
+def framed_contest(table, tamsin):
+    return table.frame(
+        pc=tamsin, prize="the ford", opponent={"name": "The Grey River", "level": "moderate"}
+    )
 
 
 async def seat(campaign, user):
@@ -44,9 +34,9 @@ async def seat(campaign, user):
 
 
 async def test_an_action_reaches_every_member_and_spectator_but_no_outsider(
-    campaign, session, gm, alice, sam, charlie, tamsin
+    campaign, table, session, gm, alice, sam, charlie, tamsin
 ):
-    contest = await framed_contest(campaign, gm, tamsin)
+    contest = await framed_contest(table, tamsin)
     boatcraft = await database_sync_to_async(ability)(tamsin, "Boatcraft")
     gm_socket, alice_socket, sam_socket = [await seat(campaign, u) for u in (gm, alice, sam)]
     outsider = table_socket(
@@ -77,8 +67,8 @@ async def test_an_action_reaches_every_member_and_spectator_but_no_outsider(
         await socket.disconnect()
 
 
-async def test_each_audience_gets_its_own_rendering(campaign, session, gm, sam, tamsin):
-    contest = await framed_contest(campaign, gm, tamsin)
+async def test_each_audience_gets_its_own_rendering(campaign, table, session, gm, sam, tamsin):
+    contest = await framed_contest(table, tamsin)
     gm_socket, sam_socket = await seat(campaign, gm), await seat(campaign, sam)
     await gm_socket.send_to(
         text_data=json.dumps(
@@ -113,9 +103,9 @@ async def test_each_audience_gets_its_own_rendering(campaign, session, gm, sam, 
     ],
 )
 async def test_malformed_actions_get_a_clear_error_and_change_nothing(
-    campaign, session, gm, tamsin, message, error
+    campaign, table, session, gm, tamsin, message, error
 ):
-    contest = await framed_contest(campaign, gm, tamsin)
+    contest = await framed_contest(table, tamsin)
     if message.get("contest") is None and "data" in message:
         message["contest"] = contest.pk
     socket = await seat(campaign, gm)
@@ -126,8 +116,10 @@ async def test_malformed_actions_get_a_clear_error_and_change_nothing(
     await socket.disconnect()
 
 
-async def test_a_player_cannot_act_for_the_gm_over_the_socket(campaign, session, gm, alice, tamsin):
-    contest = await framed_contest(campaign, gm, tamsin)
+async def test_a_player_cannot_act_for_the_gm_over_the_socket(
+    campaign, table, session, alice, tamsin
+):
+    contest = await framed_contest(table, tamsin)
     socket = await seat(campaign, alice)
     await socket.send_to(
         text_data=json.dumps({"action": "roll", "contest": contest.pk, "key": key(), "data": {}})
@@ -138,8 +130,8 @@ async def test_a_player_cannot_act_for_the_gm_over_the_socket(campaign, session,
     await socket.disconnect()
 
 
-async def test_a_resend_is_answered_already_done(campaign, session, gm, tamsin):
-    contest = await framed_contest(campaign, gm, tamsin)
+async def test_a_resend_is_answered_already_done(campaign, table, session, gm, tamsin):
+    contest = await framed_contest(table, tamsin)
     socket = await seat(campaign, gm)
     message = json.dumps(
         {
@@ -158,8 +150,8 @@ async def test_a_resend_is_answered_already_done(campaign, session, gm, tamsin):
     await socket.disconnect()
 
 
-async def test_resync_sends_the_full_current_state(campaign, session, gm, tamsin):
-    contest = await framed_contest(campaign, gm, tamsin)
+async def test_resync_sends_the_full_current_state(campaign, table, session, gm, tamsin):
+    contest = await framed_contest(table, tamsin)
     socket = await seat(campaign, gm)
     await socket.send_to(text_data=json.dumps({"action": "resync"}))
     state = await receive_until(socket, f'data-contest-id="{contest.pk}"')
@@ -167,8 +159,8 @@ async def test_resync_sends_the_full_current_state(campaign, session, gm, tamsin
     await socket.disconnect()
 
 
-async def test_actions_are_rate_limited_per_connection(campaign, session, gm, tamsin):
-    contest = await framed_contest(campaign, gm, tamsin)
+async def test_actions_are_rate_limited_per_connection(campaign, table, session, gm, tamsin):
+    contest = await framed_contest(table, tamsin)
     socket = await seat(campaign, gm)
     for n in range(14):
         await socket.send_to(

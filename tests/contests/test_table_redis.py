@@ -74,12 +74,14 @@ async def test_presence_crosses_redis_between_two_app_instances(redis_layers, ca
 
 
 async def test_an_action_on_one_instance_reaches_clients_of_the_other(
-    redis_layers, campaign, gm, alice, tamsin_and_session
+    redis_layers, campaign, table, gm, alice, tamsin_and_session
 ):
     """The broadcast of a contest action crosses Redis to the other app instance."""
     import json
 
-    contest = await database_sync_to_async(frame_contest)(campaign, gm, tamsin_and_session)
+    contest = await database_sync_to_async(table.frame)(
+        pc=tamsin_and_session, prize="", opponent={"name": "River", "level": "moderate"}
+    )
     first_app = build_application(TableConsumer)
     second_app = build_application(SecondInstanceTableConsumer)
     gm_socket = table_socket(
@@ -116,21 +118,6 @@ def tamsin_and_session(campaign, alice):
 
     Session.objects.create(campaign=campaign, number=1, started_at=timezone.now())
     return Character.objects.create(name="Tamsin", player=alice, campaign=campaign)
-
-
-def frame_contest(campaign, gm, tamsin):
-    from contests.services import contest_frame
-
-    return contest_frame(
-        campaign=campaign,
-        user=gm,
-        idempotency_key="redis-frame",
-        data={
-            "kind": "simple",
-            "pc": {"character_id": tamsin.pk},
-            "opponent": {"name": "River", "level": "moderate"},
-        },
-    ).contest
 
 
 async def _subscribed(redis_url: str, prefix: str) -> set[str]:

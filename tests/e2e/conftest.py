@@ -6,13 +6,17 @@ Without one the tests are skipped on a laptop, but fail under REQUIRE_SERVICES (
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
+from dataclasses import dataclass
 
 import pytest
 from django.conf import settings
+from playwright.sync_api import expect
 
-from tests.liveserver import demo_server
+from tests.liveserver import daphne_server, demo_server, fresh_database, manage, server_env
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -33,9 +37,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "tests/e2e/" in str(item.fspath):
             item.add_marker(pytest.mark.e2e)
+            # Under pytest-xdist (--dist loadgroup) every browser test runs on one worker:
+            # one Chromium and one demo server, while the other worker runs the rest.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an event loop running in the
+# main thread while it is open, and Django then refuses database calls from that thread
+# ("cannot call this from an async context"), which would fail the database tests that
+# pytest-xdist runs on the same worker after the browser tests.
+@pytest.fixture(scope="module")
 def browser():
     path = chromium_path()
     if path is None:
@@ -78,3 +89,153 @@ def log_in_page(browser, live_url):
     yield open_as
     for context in contexts:
         context.close()
+
+
+# --------------------------------------------------------------------- a table server
+# One server a test session (a worker, under xdist) for the browser tests that need the
+# server's environment: each test plays in campaigns of its own, made here for setup.
+
+STAFF_AND_SPECTATOR = """
+from django.contrib.auth import get_user_model
+User = get_user_model()
+User.objects.create_user(
+    username="admin", password="questworlds", display_name="Ada the admin", is_staff=True
+)
+User.objects.create_user(username="sam", password="questworlds", display_name="Sam")
+"""
+
+NEW_CAMPAIGNS = """
+import json
+from django.contrib.auth import get_user_model
+from campaigns.demo import brannoc_create, tamsin_create
+from campaigns.models import Membership, Role
+from campaigns.services import campaign_create, session_start
+users = {u.username: u for u in get_user_model().objects.all()}
+ids = {}
+for name in NAMES:
+    campaign = campaign_create(gm=users["gm"], name=name, genre="Bronze-age fantasy")
+    campaign.physical_dice = True
+    campaign.save()
+    Membership.objects.create(campaign=campaign, user=users["alice"], role=Role.PLAYER)
+    Membership.objects.create(campaign=campaign, user=users["bob"], role=Role.PLAYER)
+    Membership.objects.create(campaign=campaign, user=users["sam"], role=Role.SPECTATOR)
+    tamsin_create(users["alice"], campaign)
+    brannoc_create(users["bob"], campaign)
+    session_start(
+        campaign=campaign, actor=users["gm"], title="Low water", attendees=campaign.characters.all()
+    )
+    ids[name] = campaign.pk
+print(json.dumps(ids))
+"""
+
+
+@dataclass(frozen=True)
+class TableServer:
+    base: str
+    env: dict[str, str]
+
+    def new_campaigns(self, *names: str) -> dict[str, int]:
+        """Campaigns run by `gm` with the demo's players and characters (Alice's Tamsin,
+        Bob's Brannoc), `sam` as a spectator, physical dice allowed and a session open."""
+        out = manage(self.env, "shell", "-c", f"NAMES = {list(names)!r}\n{NEW_CAMPAIGNS}")
+        return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def table_server(tmp_path_factory):
+    """The demo data, a staff account (`admin`) and a spectator (`sam`), served by Daphne."""
+    with fresh_database(tmp_path_factory.mktemp("tables"), template="demo") as database_url:
+        env = server_env(database_url)
+        manage(env, "shell", "-c", STAFF_AND_SPECTATOR)
+        with daphne_server(env) as base:
+            yield TableServer(base, env)
+
+
+class People:
+    """Browser contexts (each its own cookies), closed together. Each user logs in
+    through the login form once a test session; later contexts reuse their cookies."""
+
+    def __init__(self, browser, base: str, logins: dict) -> None:
+        self.browser, self.base, self.logins, self.contexts = browser, base, logins, []
+
+    def anonymous(self, **options):
+        context = self.browser.new_context(**options)
+        self.contexts.append(context)
+        return context.new_page()
+
+    def log_in(self, username: str):
+        if username in self.logins:
+            return self.anonymous(storage_state=self.logins[username])
+        page = self.anonymous()
+        page.goto(f"{self.base}/accounts/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill("questworlds")
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(f"{self.base}/home/")
+        self.logins[username] = page.context.storage_state()
+        return page
+
+    def at_table(self, username: str, campaign_id: int):
+        page = self.log_in(username)
+        open_table(page, self.base, campaign_id)
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+def open_table(page, base: str, campaign_id: int) -> None:
+    page.goto(f"{base}/campaigns/{campaign_id}/table/")
+    expect(page.locator("#connection-status")).to_have_text("Connected")
+
+
+@pytest.fixture(scope="session")
+def table_logins():
+    """Each user's cookies once logged in on the table server, for new contexts."""
+    return {}
+
+
+@pytest.fixture
+def people(browser, table_server, table_logins):
+    crowd = People(browser, table_server.base, table_logins)
+    yield crowd
+    crowd.close()
+
+
+# --------------------------------------------------------------------- at the table
+
+
+def frame_contest(gm, kind: str, prize: str, pc: str, *, against=None, name=None, level=None):
+    """The GM frames a contest from the form: `kind` as the Type menu says it, `pc` as
+    the Player character menu does ("Tamsin Reedwalker (Alice)"); the resistance is
+    another player character (`against`) or a `name` with a class (`level`)."""
+    form = gm.locator("form", has=gm.get_by_role("button", name="Frame it"))
+    form.get_by_label(re.compile(r"^Type")).select_option(label=kind)
+    form.get_by_label(re.compile(r"^Prize")).fill(prize)
+    form.get_by_label(re.compile(r"^Player character")).select_option(label=pc)
+    resistance = form.get_by_role("group", name="Resistance", exact=True)
+    if against:
+        resistance.get_by_label("Or another player character").select_option(label=against)
+    if name:
+        resistance.get_by_label(re.compile(r"^Name")).fill(name)
+    if level:
+        resistance.get_by_label(re.compile(r"^Class")).select_option(label=level)
+    form.get_by_role("button", name="Frame it").click()
+
+
+def side(page, key: str):
+    """One side of the contest panel: "pc" or "opponent"."""
+    return page.locator(f"#contest .side[data-side={key}]")
+
+
+def choose_ability(page, key: str, ability: str) -> None:
+    panel = side(page, key)
+    panel.get_by_label(re.compile(r"^Ability")).select_option(label=ability)
+    panel.get_by_role("button", name="Use it").click()
+
+
+def enter_roll(page, key: str, roll: int) -> None:
+    panel = side(page, key)
+    panel.get_by_label("My d20").fill(str(roll))
+    panel.get_by_role("button", name="Enter roll").click()

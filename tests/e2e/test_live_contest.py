@@ -27,10 +27,8 @@ print(campaign.pk)
 
 @pytest.fixture(scope="module")
 def table_url(tmp_path_factory):
-    with fresh_database(tmp_path_factory.mktemp("table")) as database_url:
+    with fresh_database(tmp_path_factory.mktemp("table"), template="demo") as database_url:
         env = server_env(database_url)
-        manage(env, "migrate", "--noinput")
-        manage(env, "seed_demo")
         campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
         with daphne_server(env) as base:
             yield base, campaign_id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.liveserver import daphne_server, free_port, fresh_database, manage, server_env
+from tests.liveserver import daphne_server, free_port, fresh_database, server_env
 
 
 def open_table(page):
@@ -37,10 +37,8 @@ def test_gm_and_player_see_each_other_at_the_table(log_in_page):
 def test_the_table_reconnects_after_a_server_restart(browser, tmp_path):
     """Stop Daphne under an open table: the page says so, then reconnects by itself
     and gets the full table state again from the restarted server."""
-    with fresh_database(tmp_path) as database_url:
+    with fresh_database(tmp_path, template="demo") as database_url:
         env = server_env(database_url)
-        manage(env, "migrate", "--noinput")
-        manage(env, "seed_demo")
         port = free_port()
         context = browser.new_context()
         page = context.new_page()

@@ -1,0 +1,96 @@
+"""Play contests through the services, the way the live table does, for tests.
+
+`Table(campaign, gm)` frames and acts with fixed dice and fresh idempotency keys; the
+`table` fixture of tests/conftest.py gives one for the personas' campaign.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from contests.models import Contest
+from contests.rules import fixed_rolls
+from contests.services import ActionResult, ContestError, actor_for, contest_act, contest_frame
+
+_keys = itertools.count(1)
+
+
+def key() -> str:
+    """A fresh idempotency key, as each browser action carries one."""
+    return f"k{next(_keys)}"
+
+
+def ability(character, name: str):
+    return character.abilities.get(name=name)
+
+
+class Table:
+    """A campaign's live table, driven through `contest_frame` and `contest_act`."""
+
+    def __init__(self, campaign, gm) -> None:
+        self.campaign = campaign
+        self.gm = gm
+
+    def frame(
+        self,
+        kind: str = "simple",
+        *,
+        pc=None,
+        opponent: dict | None = None,
+        prize: str = "cross the flooded ford",
+        user=None,
+        **extra: Any,
+    ) -> Contest:
+        """Frame a contest as the GM; `pc` is a character (or a framing dict)."""
+        data: dict[str, Any] = {"kind": kind, "prize": prize, **extra}
+        if pc is not None:
+            data["pc"] = pc if isinstance(pc, dict) else {"character_id": pc.pk}
+        if opponent is not None or "participants" not in extra:
+            data["opponent"] = (
+                opponent if opponent is not None else {"name": "The Grey River", "level": "high"}
+            )
+        return contest_frame(
+            campaign=self.campaign, user=user or self.gm, data=data, idempotency_key=key()
+        ).contest
+
+    def send(self, contest: Contest, user, action: str, rolls=(), **data: Any) -> ActionResult:
+        """One action with fixed dice, the service's answer as it is: `act` without
+        reading the contest back (so a count of queries is the action's own)."""
+        return contest_act(
+            contest_id=contest.pk,
+            user=user,
+            action=action,
+            data=data,
+            idempotency_key=key(),
+            roller=fixed_rolls(*rolls),
+        )
+
+    def act(self, contest: Contest, user, action: str, rolls=(), **data: Any) -> Contest:
+        """One action with fixed dice; returns the contest as stored after it."""
+        self.send(contest, user, action, rolls=rolls, **data)
+        contest.refresh_from_db()
+        return contest
+
+    def refused(self, contest: Contest, user, action: str, message: str, rolls=(), **data):
+        """The action is refused with `message` and nothing changes: no event, same state."""
+        before = (contest.seq, contest.state)
+        with pytest.raises(ContestError, match=message):
+            self.act(contest, user, action, rolls=rolls, **data)
+        contest.refresh_from_db()
+        assert (contest.seq, contest.state) == before
+
+    @staticmethod
+    def rebuilt(contest: Contest):
+        """The flow replayed from the framing and the stored events (less undone ones)."""
+        from contests.flows import flow_class
+
+        events = list(contest.events.select_related("actor").order_by("seq"))[1:]
+        undone = {e.payload["undoes"] for e in events if e.type == "undone"}
+        events = [e for e in events if e.type != "undone" and e.seq not in undone]
+        return flow_class(contest.framing["kind"]).replay(
+            contest.framing,
+            [(e.type, e.payload["data"], actor_for(contest.campaign, e.actor)) for e in events],
+        )
