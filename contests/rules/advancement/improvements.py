@@ -1,305 +1,34 @@
-"""Hero points, experience and improving a character (§7, 1e §6, RULINGS.md R15).
+"""Improving a character: advances (§7.1), catch-ups (§7.1.1), directed improvements
+(§7.1.2) and the classic economy's HP purchases (1e §6.2, §6.4).
 
-Two economies, chosen per campaign (`RulesOptions.hero_point_economy`):
-
-- `advances` (§7.1, the default): 1 HP at each session start, the GM awards up to 5 more
-  a session, unspent HP become XP at the session's end, and 10 XP buy an advance made
-  of two different options from the §7.1 list.
-- `classic` (1e §6): 3 HP at each session start, unspent HP are lost at the end, and HP
-  buy improvements directly (1 HP: +1 to an ability or breakout, once per ability a
-  session; 2 HP: +1 to a keyword; 1 HP: a new ability at 13 or a new breakout at +1).
-
-A new character has 3 HP in either economy. Catch-ups (§7.1.1) and directed
-improvements (§7.1.2) exist in both.
-
-Everything here is a pure function over an immutable `Character`: each returns the
-new character and the list of `Change`s it made, so the app can write a ledger.
+Every improvement that lifts an ability over a mastery threshold offers a catch-up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, NamedTuple
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-from .errors import RulesError
-from .ratings import Rating
-
-Economy = Literal["advances", "classic"]
-ECONOMIES: tuple[str, ...] = ("advances", "classic")
-AbilityKind = Literal["standalone", "keyword", "breakout"]
-ABILITY_KINDS: tuple[str, ...] = ("standalone", "keyword", "breakout")
-
-STARTING_HERO_POINTS = 3  # §2.2, R15: a new character, either economy
-SESSION_HERO_POINTS = {"advances": 1, "classic": 3}  # §7.1 / 1e §6.1
-MAX_AWARDS_PER_SESSION = 5  # §7.1: "a maximum of 5 HPs in a session"
-ADVANCE_COST = 10  # §7.1: 10 XP buy an advance
-NEW_ABILITY_RATING = 13  # §7.1, 1e §6.2
-NEW_BREAKOUT_BONUS = 1  # §7.1, 1e §6.2
-CATCH_UP_BONUS = 3  # §7.1.1: +3 each
-CATCH_UP_ABILITIES = 3  # §7.1.1: up to three abilities or keywords
-CATCH_UP_GAP = 5  # §7.1.1: rated five or more points lower
-# §7.1.2 directed improvements: +3, +6 or +9; 1e §6.4: by 1 to 3 points.
-DIRECTED_AMOUNTS = {"advances": (3, 6, 9), "classic": (1, 2, 3)}
-# 1e §6.2 classic costs.
-CLASSIC_RAISE_COST = {"standalone": 1, "breakout": 1, "keyword": 2}
-CLASSIC_NEW_ABILITY_COST = 1
-
-
-class Change(NamedTuple):
-    """One line of a character's ledger: what changed, from what, to what, and why."""
-
-    what: str
-    before: Any
-    after: Any
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Ability:
-    """A character ability (§2.1, §3.3).
-
-    `rating` is the rating total for a standalone ability or a keyword, and the bonus
-    (the `+N`) for a breakout ability, whose `keyword` names the keyword it sits under.
-
-    >>> Ability("Forensics", 2, kind="breakout", keyword="Detective")
-    Ability(name='Forensics', rating=2, kind='breakout', keyword='Detective')
-    """
-
-    name: str
-    rating: int
-    kind: AbilityKind = "standalone"
-    keyword: str | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise RulesError(f"an ability needs a name, not {self.name!r}")
-        if isinstance(self.rating, bool) or not isinstance(self.rating, int):
-            raise RulesError(f"{self.name}: a rating must be a whole number, not {self.rating!r}")
-        if self.kind not in ABILITY_KINDS:
-            raise RulesError(
-                f"{self.name}: kind must be one of {', '.join(ABILITY_KINDS)}, not {self.kind!r}"
-            )
-        if self.kind == "breakout" and not self.keyword:
-            raise RulesError(f"{self.name}: a breakout ability names its keyword (§3.3)")
-        if self.kind != "breakout" and self.keyword is not None:
-            raise RulesError(f"{self.name}: only a breakout ability sits under a keyword (§3.3)")
-
-    def __str__(self) -> str:
-        if self.kind == "breakout":
-            return f"{self.name} +{self.rating}"
-        return f"{self.name} {Rating(self.rating)}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "rating": self.rating,
-            "kind": self.kind,
-            "keyword": self.keyword,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Ability:
-        return cls(
-            name=data["name"],
-            rating=data["rating"],
-            kind=data.get("kind", "standalone"),
-            keyword=data.get("keyword"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class CatchUp:
-    """A catch-up on offer (§7.1.1): `trigger` crossed a mastery threshold and now
-    has `rating`; abilities rated `rating - 5` or lower may take +3."""
-
-    trigger: str
-    rating: int
-
-
-@dataclass(frozen=True, slots=True)
-class Character:
-    """The minimal character the advancement rules need: abilities, hero points, XP,
-    and what the current session has already used.
-
-    >>> hero = Character((Ability("Detective", 17, kind="keyword"),
-    ...                   Ability("Forensics", 2, kind="breakout", keyword="Detective")))
-    >>> hero.total("Forensics"), hero.hero_points
-    (19, 3)
-    """
-
-    abilities: tuple[Ability, ...] = ()
-    economy: Economy = "advances"
-    hero_points: int = STARTING_HERO_POINTS
-    experience: int = 0
-    experience_earned: int = 0  # §7.1: a running tally, some genres' reputation
-    in_session: bool = False
-    awarded_this_session: int = 0
-    raised_this_session: tuple[str, ...] = ()  # classic: once per ability per session
-    catch_ups: tuple[CatchUp, ...] = field(default=())
-
-    def __post_init__(self) -> None:
-        if self.economy not in ECONOMIES:
-            raise RulesError(
-                f"the hero point economy must be 'advances' or 'classic', not {self.economy!r}"
-            )
-        object.__setattr__(self, "abilities", tuple(self.abilities))
-        object.__setattr__(self, "raised_this_session", tuple(self.raised_this_session))
-        object.__setattr__(self, "catch_ups", tuple(self.catch_ups))
-        for name in ("hero_points", "experience", "experience_earned", "awarded_this_session"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise RulesError(f"{name} must be a whole number of 0 or more, not {value!r}")
-        seen: set[str] = set()
-        for ability in self.abilities:
-            key = ability.name.casefold()
-            if key in seen:
-                raise RulesError(f"two abilities are named {ability.name!r}")
-            seen.add(key)
-        keywords = {a.name for a in self.abilities if a.kind == "keyword"}
-        for ability in self.abilities:
-            if ability.kind == "breakout" and ability.keyword not in keywords:
-                raise RulesError(
-                    f"{ability.name} breaks out from {ability.keyword!r}, "
-                    "which is not one of this character's keywords (§3.3)"
-                )
-
-    def find(self, name: str) -> Ability | None:
-        """The ability called `name` (case-insensitive), or None."""
-        key = name.casefold() if isinstance(name, str) else name
-        return next((a for a in self.abilities if a.name.casefold() == key), None)
-
-    def ability(self, name: str) -> Ability:
-        """The ability called `name`; a RulesError naming the choices if there is none."""
-        found = self.find(name)
-        if found is None:
-            known = ", ".join(a.name for a in self.abilities) or "none"
-            raise RulesError(f"no ability named {name!r} (this character has: {known})")
-        return found
-
-    def total(self, name: str) -> int:
-        """The rating to roll: a breakout adds its bonus to its keyword (§3.3)."""
-        ability = self.ability(name)
-        if ability.kind == "breakout":
-            return self.ability(str(ability.keyword)).rating + ability.rating
-        return ability.rating
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "abilities": [a.to_json() for a in self.abilities],
-            "economy": self.economy,
-            "hero_points": self.hero_points,
-            "experience": self.experience,
-            "experience_earned": self.experience_earned,
-            "in_session": self.in_session,
-            "awarded_this_session": self.awarded_this_session,
-            "raised_this_session": list(self.raised_this_session),
-            "catch_ups": [{"trigger": c.trigger, "rating": c.rating} for c in self.catch_ups],
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Character:
-        return cls(
-            abilities=tuple(Ability.from_json(a) for a in data.get("abilities", ())),
-            economy=data.get("economy", "advances"),
-            hero_points=data.get("hero_points", STARTING_HERO_POINTS),
-            experience=data.get("experience", 0),
-            experience_earned=data.get("experience_earned", 0),
-            in_session=data.get("in_session", False),
-            awarded_this_session=data.get("awarded_this_session", 0),
-            raised_this_session=tuple(data.get("raised_this_session", ())),
-            catch_ups=tuple(CatchUp(c["trigger"], c["rating"]) for c in data.get("catch_ups", ())),
-        )
-
-
-Step = tuple[Character, list[Change]]
-"""What every operation returns: the new character and the changes it made."""
-
-
-def new_character(abilities: Iterable[Ability] = (), *, economy: Economy = "advances") -> Character:
-    """A new character: 3 hero points in either economy (§2.2, R15)."""
-    return Character(tuple(abilities), economy=economy, hero_points=STARTING_HERO_POINTS)
-
-
-# --------------------------------------------------------------------- sessions
-
-
-def start_session(character: Character) -> Step:
-    """Begin a session: +1 HP (`advances`, §7.1) or +3 HP (`classic`, 1e §6.1).
-
-    >>> hero, changes = start_session(new_character())
-    >>> hero.hero_points, changes[0].reason
-    (4, '§7.1: each session starts with 1 HP')
-    """
-    if character.in_session:
-        raise RulesError("a session has already started; end it before starting the next")
-    gain = SESSION_HERO_POINTS[character.economy]
-    rule = "§7.1: each session starts with 1 HP" if gain == 1 else "1e §6.1: 3 HP each session"
-    after = replace(
-        character,
-        hero_points=character.hero_points + gain,
-        in_session=True,
-        awarded_this_session=0,
-        raised_this_session=(),
-    )
-    return after, [Change("hero points", character.hero_points, after.hero_points, rule)]
-
-
-def end_session(character: Character) -> Step:
-    """End a session: unspent HP become XP (`advances`, §7.1) or are lost (1e §6.1)."""
-    if not character.in_session:
-        raise RulesError("no session is running: start one before ending it")
-    unspent = character.hero_points
-    changes = []
-    if character.economy == "advances":
-        after = replace(
-            character,
-            hero_points=0,
-            experience=character.experience + unspent,
-            experience_earned=character.experience_earned + unspent,
-            in_session=False,
-        )
-        if unspent:
-            reason = "§7.1: unspent HP become XP at the end of the session"
-            changes.append(Change("hero points", unspent, 0, reason))
-            changes.append(Change("XP", character.experience, after.experience, reason))
-    else:
-        after = replace(character, hero_points=0, in_session=False)
-        if unspent:
-            changes.append(
-                Change("hero points", unspent, 0, "1e §6.1: unspent HP are lost at session end")
-            )
-    return after, changes
-
-
-def award_hero_points(character: Character, count: int = 1, *, reason: str = "") -> Step:
-    """The GM awards `count` HP for a significant action (§7.1), at most 5 a session."""
-    _require_economy(character, "advances", "GM hero point awards")
-    if not character.in_session:
-        raise RulesError("the GM awards hero points during a session (§7.1); none is running")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise RulesError(f"award at least 1 hero point, not {count!r}")
-    room = MAX_AWARDS_PER_SESSION - character.awarded_this_session
-    if count > room:
-        raise RulesError(
-            f"the GM awards at most {MAX_AWARDS_PER_SESSION} HP a session (§7.1): "
-            f"{character.awarded_this_session} awarded already, so {room} more at most, not {count}"
-        )
-    after = replace(
-        character,
-        hero_points=character.hero_points + count,
-        awarded_this_session=character.awarded_this_session + count,
-    )
-    why = f"§7.1: GM award{': ' + reason if reason else ''}"
-    return after, [Change("hero points", character.hero_points, after.hero_points, why)]
-
-
-def spend_hero_point(character: Character, *, reason: str = "a bump in a contest") -> Step:
-    """Spend one HP in play, e.g. to bump a result (§2.3.5.5)."""
-    _pay(character, 1, "a hero point")
-    after = replace(character, hero_points=character.hero_points - 1)
-    return after, [Change("hero points", character.hero_points, after.hero_points, reason)]
-
+from ..errors import RulesError
+from ..ratings import Rating
+from .character import (
+    ADVANCE_COST,
+    CATCH_UP_ABILITIES,
+    CATCH_UP_BONUS,
+    CATCH_UP_GAP,
+    CLASSIC_NEW_ABILITY_COST,
+    CLASSIC_RAISE_COST,
+    DIRECTED_AMOUNTS,
+    NEW_ABILITY_RATING,
+    NEW_BREAKOUT_BONUS,
+    Ability,
+    CatchUp,
+    Change,
+    Character,
+    Step,
+    _pay,
+    _require_economy,
+)
 
 # --------------------------------------------------------------------- advances (§7.1)
 
@@ -544,19 +273,6 @@ def classic_new_ability(character: Character, name: str, *, keyword: str | None 
 
 
 # --------------------------------------------------------------------- helpers
-
-
-def _require_economy(character: Character, economy: str, what: str) -> None:
-    if character.economy != economy:
-        raise RulesError(
-            f"{what} belongs to the '{economy}' hero point economy (R15); "
-            f"this character uses '{character.economy}'"
-        )
-
-
-def _pay(character: Character, cost: int, what: str) -> None:
-    if character.hero_points < cost:
-        raise RulesError(f"{what} costs {cost} HP; you have {character.hero_points}")
 
 
 def _keyword(character: Character, name: str) -> Ability:

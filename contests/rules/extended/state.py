@@ -1,0 +1,287 @@
+"""The one-on-one extended contest's state: its setup and what the table shows (§5.3).
+
+`ExtendedContestBase` holds the two sides, the turn order, the end and the
+consequences; `contest.py` adds the actions on top of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import IllegalAction, RulesError
+from ..inputs import read_better_roll, read_int, read_rating
+from ..machine import ContestMachine
+from ..outcomes import is_clearly_inferior
+from ..ratings import Rating
+from ..states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
+from .rolls import SideRoll
+from .tables import (
+    check_bid,
+    consequence_of,
+    defeat_degree,
+    pc_bid_limit,
+    pc_bid_reason,
+    starting_ap,
+    total_modifier,
+)
+
+Side = Literal["pc", "opponent"]
+SIDES: tuple[Side, Side] = ("pc", "opponent")
+
+
+# ---------------------------------------------------------------------------
+# The one-on-one extended contest
+# ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Contestant:
+    """One side of a one-on-one contest: its current ability and its AP."""
+
+    rating: str
+    modifier: int
+    bumps: int
+    starting_ap: int
+    ap: int
+    hero_points_spent: int = 0
+    used: list[int] = field(default_factory=list)
+
+    @property
+    def tn(self) -> Rating:
+        """The current ability with its lasting modifiers (§5.3.1 step 2)."""
+        return Rating.parse(self.rating) + self.modifier
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rating": self.rating,
+            "modifier": self.modifier,
+            "bumps": self.bumps,
+            "tn": str(self.tn),
+            "starting_ap": self.starting_ap,
+            "ap": self.ap,
+            "hero_points_spent": self.hero_points_spent,
+        }
+
+
+def _other(side: str) -> Side:
+    return "opponent" if side == "pc" else "pc"
+
+
+class ExtendedContestBase(ContestMachine):
+    """The setup and the state of a one-on-one extended contest, without its actions:
+    the base of `ExtendedContest`, which documents the setup."""
+
+    def _start(
+        self,
+        *,
+        pc: int | str,
+        opponent: int | str,
+        pc_modifiers: int | list[int] = 0,
+        pc_followers: list[int | str] | tuple[int | str, ...] = (),
+        pc_bumps: int = 0,
+        better_roll: str = "high",
+        first: str = "pc",
+    ) -> None:
+        if first not in SIDES:
+            raise RulesError(f"first must be 'pc' or 'opponent', not {first!r}")
+        if not isinstance(pc_followers, list | tuple):
+            raise RulesError(f"pc_followers must be a list of ratings, not {pc_followers!r}")
+        self.better_roll = read_better_roll(better_roll)
+        self.first: Side = first  # type: ignore[assignment]
+        modifier = total_modifier(pc_modifiers, "pc_modifiers")
+        pc_start = starting_ap(pc, modifier, pc_followers)
+        opponent_start = starting_ap(opponent)
+        self.sides: dict[str, _Contestant] = {
+            "pc": _Contestant(
+                str(read_rating(pc, "the PC's rating")),
+                modifier,
+                read_int(pc_bumps, "pc_bumps"),
+                pc_start,
+                pc_start,
+            ),
+            "opponent": _Contestant(
+                str(read_rating(opponent, "the opponent's rating")),
+                0,
+                0,
+                opponent_start,
+                opponent_start,
+            ),
+        }
+        for name, contestant in self.sides.items():
+            if contestant.starting_ap < 1:
+                raise RulesError(
+                    f"the {name} would start with {contestant.starting_ap} AP: a side needs at "
+                    "least 1 AP to enter an extended contest (settle it with a simple contest)"
+                )
+            contestant.used.append(contestant.tn.total)
+        self.turns_taken = 0
+        self.exchanges: list[dict[str, Any]] = []
+        self.defeats: list[dict[str, Any]] = []
+        self.disengaged: Side | None = None
+
+    # -- what the table shows -------------------------------------------------
+
+    @property
+    def pc_ap(self) -> int:
+        return self.sides["pc"].ap
+
+    @property
+    def opponent_ap(self) -> int:
+        return self.sides["opponent"].ap
+
+    @property
+    def round(self) -> int:
+        """The current round, two exchanges each: an action and its response (§5.3.1).
+
+        Once the contest is over, the round it ended in.
+        """
+        played = self.turns_taken - 1 if self.is_over and self.turns_taken else self.turns_taken
+        return played // 2 + 1
+
+    @property
+    def turn(self) -> Side | None:
+        """Whose action it is, or None once the contest is over."""
+        if self.is_over:
+            return None
+        return self.first if self.turns_taken % 2 == 0 else _other(self.first)
+
+    @property
+    def defeated(self) -> list[Side]:
+        """The sides at 0 AP or below (§5.3.1 step 4.6)."""
+        return [side for side in SIDES if self.sides[side].ap <= 0]
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.defeated) or self.disengaged is not None
+
+    @property
+    def ended_by(self) -> str | None:
+        """None while running, else "defeat", "both_defeated" or "disengaged"."""
+        if self.disengaged is not None:
+            return "disengaged"
+        defeated = self.defeated
+        if not defeated:
+            return None
+        return "defeat" if len(defeated) == 1 else "both_defeated"
+
+    @property
+    def winner(self) -> Side | None:
+        """The side still above 0 AP when the other is defeated (§5.3.1 step 4.6)."""
+        if self.ended_by != "defeat":
+            return None
+        return _other(self.defeated[0])
+
+    @property
+    def degree(self) -> str | None:
+        """The level of victory, from the loser's final AP (§5.3.2.4)."""
+        if self.ended_by != "defeat":
+            return None
+        return defeat_degree(self.sides[self.defeated[0]].ap)
+
+    @property
+    def consequences(self) -> dict[str, State | None] | None:
+        """The suggested state for each side once the contest is over (§5.3.2.4).
+
+        The loser's consequence of defeat and the winner's benefit of victory, both
+        from the loser's final AP; no benefit against a clearly inferior opponent
+        (§2.11.2.1: the winner's best ability beat the loser's worst by 6 or more).
+        After both sides fall in a parting shot, each takes the consequence of its
+        own AP. A disengagement suggests nothing.
+        """
+        ended = self.ended_by
+        if ended is None:
+            return None
+        if ended == "disengaged":
+            return {"pc": None, "opponent": None}
+        if ended == "both_defeated":
+            return {side: consequence_of(self.sides[side].ap) for side in SIDES}
+        loser = self.defeated[0]
+        winner = _other(loser)
+        degree = defeat_degree(self.sides[loser].ap)
+        inferior = is_clearly_inferior(max(self.sides[winner].used), min(self.sides[loser].used))
+        return {
+            loser: CONSEQUENCE_OF_DEFEAT[degree],
+            winner: None if inferior else BENEFIT_OF_VICTORY[degree],
+        }
+
+    @property
+    def parting_shot_by(self) -> Side | None:
+        """Who may take a parting shot now (§5.3.4): the winner, right after the
+        exchange that defeated the other side."""
+        if self.ended_by != "defeat" or not self.exchanges:
+            return None
+        # Only an exchange can be the last entry of a contest ended by a defeat if that
+        # exchange caused it: nothing else is played once a side is down.
+        if self.exchanges[-1]["kind"] != "exchange":
+            return None
+        return self.winner
+
+    def bid_limit(self, side: str) -> int:
+        """The largest bid `side` may make now (§5.3.2.1, §5.3.6, R13)."""
+        contestant = self.sides[self._check_side(side)]
+        if side == "pc":
+            return pc_bid_limit(contestant.ap, contestant.starting_ap)
+        return max(contestant.ap, 0)
+
+    def state(self) -> dict[str, Any]:
+        consequences = self.consequences
+        return {
+            "kind": self.kind,
+            "better_roll": self.better_roll,
+            "first": self.first,
+            "round": self.round,
+            "turn": self.turn,
+            "pc": self.sides["pc"].to_json(),
+            "opponent": self.sides["opponent"].to_json(),
+            "pc_ap": self.pc_ap,
+            "opponent_ap": self.opponent_ap,
+            "exchanges": [dict(entry) for entry in self.exchanges],
+            "defeats": [dict(entry) for entry in self.defeats],
+            "is_over": self.is_over,
+            "ended_by": self.ended_by,
+            "winner": self.winner,
+            "degree": self.degree,
+            "disengaged": self.disengaged,
+            "parting_shot_by": self.parting_shot_by,
+            "consequences": (
+                None
+                if consequences is None
+                else {side: None if s is None else str(s) for side, s in consequences.items()}
+            ),
+        }
+
+    # -- checks ---------------------------------------------------------------
+
+    def _check_side(self, side: Any, what: str = "participant") -> Side:
+        if side not in SIDES:
+            raise IllegalAction(f"unknown {what} {side!r}: choose 'pc' or 'opponent'")
+        return side
+
+    def _check_turn(self, side: Side) -> None:
+        if side != self.turn:
+            raise IllegalAction(
+                f"it is the {self.turn}'s turn in round {self.round}, not the {side}'s"
+            )
+
+    def _side_roll(
+        self, side: Side, ability: Rating, roll: int, hero_point: bool, bumps: int | None = None
+    ) -> SideRoll:
+        """`side`'s roll with `ability`: the PC's `hero_point` applies only to the PC's
+        roll, and `bumps` default to the side's lasting bumps (a resistance has none, R2)."""
+        return SideRoll(
+            f"the {side}",
+            ability,
+            roll,
+            hero_point and side == "pc",
+            self.sides[side].bumps if bumps is None else bumps,
+        )
+
+    def _check_bid(self, side: Side, bid: Any) -> int:
+        contestant = self.sides[side]
+        if side == "pc":
+            reason = pc_bid_reason(contestant.ap, contestant.starting_ap)
+            return check_bid(bid, self.bid_limit(side), "your", reason)
+        return check_bid(
+            bid, self.bid_limit(side), "the opponent's", "a resistance never bids more than it has"
+        )

@@ -1,0 +1,475 @@
+"""The one-on-one scored contest: `ScoredContest` (§5.1, §2.8.2, R12)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dice import Roller, d20
+from ..errors import IllegalAction, RulesError
+from ..inputs import read_better_roll, read_flag, read_rating, read_roll
+from ..machine import ContestMachine, action, after_end
+from ..simple import DEGREES, Outcome
+from .rounds import (
+    RoundPlay,
+    ScoredRound,
+    contest_outcome,
+    outcome_entry,
+    play_contest,
+    read_tactics,
+    round_log,
+    score_round,
+)
+from .tables import (
+    SIDES,
+    WINNING_SCORE,
+    Side,
+    climax_consequence,
+    other_side,
+    parting_shot_score,
+    read_stakes,
+    resolution_points,
+    rising_action,
+    victory_level,
+)
+
+# ---------------------------------------------------------------------------
+# The one-on-one scored contest
+# ---------------------------------------------------------------------------
+
+
+class ScoredContest(ContestMachine):
+    """A PC against one opponent, first to 5 resolution points (§5.1, R12).
+
+    Setup (all JSON-able keyword arguments):
+
+    - `pc`, `opponent`: ratings as int totals or notation strings ("14", "7M").
+      The opponent's rating is the resistance (or a second PC's ability).
+    - `pc_name`, `opponent_name`: labels for messages and the log.
+    - `better_roll`: "high" (default) or "low", the campaign option of R6.
+    - `stakes`: "rising_action" (default, §5.1.2) or "climax" (§5.1.3).
+    - `opponent_is_pc`: True when two PCs contend (§5.1.1 step 3): the opponent may
+      then spend hero points and make a parting shot.
+    - `first_round`: round one taken from a finished simple contest (§2.8.2
+      escalating contests); build it with `ScoredContest.escalate`.
+
+    Actions: `play_round`, `parting_shot`, `switch_ability`. Read the score from
+    `pc_points` (RP the PC has scored against the opponent) and `opponent_points`
+    (RP scored against the PC), the end from `is_over`, `winner`, `degree`,
+    `ended_by`, and the consequences from `consequences()`.
+
+    >>> contest = ScoredContest(pc="15", opponent="14")
+    >>> contest.play_round(pc_roll=3, opponent_roll=20).points  # success v fumble: major
+    3
+    >>> contest.play_round(pc_roll=12, opponent_roll=4, pc_tactic="risky_gambit").points
+    2
+    >>> contest.winner, contest.degree, contest.consequences()
+    ('pc', 'major', {'pc': 'unharmed', 'opponent': 'injured'})
+    """
+
+    kind = "scored"
+
+    def _start(
+        self,
+        *,
+        pc: int | str,
+        opponent: int | str,
+        pc_name: str = "PC",
+        opponent_name: str = "Opponent",
+        better_roll: str = "high",
+        stakes: str = "rising_action",
+        opponent_is_pc: bool = False,
+        first_round: dict[str, Any] | None = None,
+    ) -> None:
+        self._names = {"pc": str(pc_name), "opponent": str(opponent_name)}
+        self._ratings = {
+            "pc": read_rating(pc, f"{self._names['pc']}'s rating"),
+            "opponent": read_rating(opponent, f"{self._names['opponent']}'s rating"),
+        }
+        self._better_roll = read_better_roll(better_roll)
+        self._stakes = read_stakes(stakes)
+        self._players = {"pc": True, "opponent": read_flag(opponent_is_pc, "opponent_is_pc")}
+        self._points: dict[str, int] = {"pc": 0, "opponent": 0}
+        self._rounds: list[dict[str, Any]] = []
+        self._winner: Side | None = None
+        self._ended_by: str | None = None
+        self._knockout_points = 0
+        self._parting_shot_open = False
+        if first_round is not None:
+            self._score_escalated_round(first_round)
+
+    # -- escalating contests (§2.8.2) -------------------------------------------
+
+    @classmethod
+    def escalate(
+        cls,
+        outcome: Outcome | None = None,
+        *,
+        pc_roll: int | None = None,
+        opponent_roll: int | None = None,
+        pc_hero_point: bool = False,
+        **setup: Any,
+    ) -> ScoredContest:
+        """Continue a finished simple contest as round one of a scored contest (§2.8.2).
+
+        Pass the simple contest's `Outcome`, or its rolls (and hero point), which are
+        then resolved with the setup's ratings. The outcome scores its RP as round
+        one; play continues with round two.
+
+        >>> contest = ScoredContest.escalate(pc="14", opponent="14", pc_roll=9, opponent_roll=4)
+        >>> contest.pc_points, contest.rounds[0]["kind"]
+        (1, 'escalated')
+        """
+        if outcome is None:
+            if pc_roll is None or opponent_roll is None:
+                raise RulesError("escalate needs the simple contest's Outcome or both rolls")
+            pc = read_rating(setup.get("pc"), "the PC's rating")
+            opponent = read_rating(setup.get("opponent"), "the opponent's rating")
+            outcome = contest_outcome(
+                pc,
+                read_roll(pc_roll, "the PC's roll"),
+                opponent,
+                read_roll(opponent_roll, "the opponent's roll"),
+                better_roll=read_better_roll(setup.get("better_roll", "high")),
+                pc_hero_point=read_flag(pc_hero_point, "pc_hero_point"),
+            )
+        elif not isinstance(outcome, Outcome):
+            raise RulesError(f"escalate takes a simple contest Outcome, not {outcome!r}")
+        first_round = {
+            "winner": outcome.winner,
+            "degree": outcome.degree,
+            "pc_roll": outcome.pc_roll,
+            "opponent_roll": outcome.opponent_roll,
+            "pc_result": outcome.pc_result.label,
+            "opponent_result": outcome.opponent_result.label,
+        }
+        return cls(**setup, first_round=first_round)
+
+    def _score_escalated_round(self, first_round: dict[str, Any]) -> None:
+        if not isinstance(first_round, dict):
+            raise RulesError(f"first_round must be a dict, not {first_round!r}")
+        winner, degree = first_round.get("winner"), first_round.get("degree")
+        if winner not in (*SIDES, None):
+            raise RulesError(f"first_round winner must be 'pc', 'opponent' or None, not {winner!r}")
+        if (winner is None) != (degree is None) or (degree is not None and degree not in DEGREES):
+            raise RulesError(
+                f"first_round needs a degree ({', '.join(DEGREES)}) with a winner and none "
+                f"with a tie, not winner={winner!r}, degree={degree!r}"
+            )
+        points = resolution_points(degree) if winner else 0
+        if winner:
+            self._points[winner] += points
+        entry = {
+            "number": 1,
+            "kind": "escalated",
+            "pc_roll": first_round.get("pc_roll"),
+            "opponent_roll": first_round.get("opponent_roll"),
+            "pc_result": first_round.get("pc_result"),
+            "opponent_result": first_round.get("opponent_result"),
+            "winner": winner,
+            "degree": degree,
+            "outcome": f"{degree} {'victory' if winner == 'pc' else 'defeat'}" if winner else "tie",
+            "pc_tactic": "normal",
+            "opponent_tactic": "normal",
+            "pc_hero_point": False,
+            "opponent_hero_point": False,
+            "scored_by": winner if points else None,
+            "points": points,
+            "pc_points": self._points["pc"],
+            "opponent_points": self._points["opponent"],
+        }
+        self._rounds.append(entry)
+        self._check_knockout(winner, points)
+
+    # -- reading the contest ------------------------------------------------------
+
+    @property
+    def pc_points(self) -> int:
+        """RP the PC has scored against the opponent."""
+        return self._points["pc"]
+
+    @property
+    def opponent_points(self) -> int:
+        """RP the opponent has scored against the PC."""
+        return self._points["opponent"]
+
+    @property
+    def points(self) -> dict[str, int]:
+        """Both tallies: `{"pc": ..., "opponent": ...}`, each the RP that side scored."""
+        return dict(self._points)
+
+    @property
+    def ratings(self) -> dict[str, str]:
+        return {side: str(rating) for side, rating in self._ratings.items()}
+
+    @property
+    def stakes(self) -> str:
+        return self._stakes
+
+    @property
+    def rounds(self) -> list[dict[str, Any]]:
+        """The round log, oldest first (copies: editing them changes nothing)."""
+        return [dict(entry) for entry in self._rounds]
+
+    @property
+    def is_over(self) -> bool:
+        return self._winner is not None
+
+    @property
+    def winner(self) -> Side | None:
+        """ "pc" or "opponent" once the contest is over, else None.
+
+        After a disengagement the side that stayed is the winner: the one who
+        escaped fails at the story obstacle (§5.1.6)."""
+        return self._winner
+
+    @property
+    def ended_by(self) -> str | None:
+        """ "knockout" (a side reached 5 RP), "disengagement" or None while playing."""
+        return self._ended_by
+
+    @property
+    def loser(self) -> Side | None:
+        return other_side(self._winner) if self._winner else None
+
+    @property
+    def degree(self) -> str | None:
+        """The winner's degree of victory (= the loser's degree of defeat).
+
+        Rising action: from the RP difference (§5.1.2). Climax: from the loser's
+        climactic consequence (§5.1.3). None while playing and after a
+        disengagement, which the SRD gives no degree.
+        """
+        if self._ended_by != "knockout":
+            return None
+        winner, loser = self._winner, self.loser
+        if self._stakes == "rising_action":
+            return rising_action(self._points[winner] - self._points[loser]).degree
+        return victory_level(climax_consequence(self._points[winner], lost=True))
+
+    @property
+    def parting_shot_available(self) -> bool:
+        """True right after a knock-out by a side that may make a parting shot."""
+        return self._parting_shot_open
+
+    def consequences(self) -> dict[str, str]:
+        """Each side's consequence once the contest is over: `{"pc": ..., "opponent": ...}`.
+
+        Rising action (§5.1.2): the table row of the RP difference gives the loser's
+        and the winner's consequence; after a disengagement both are unharmed.
+        Climax (§5.1.3): each side reads the climax table with the RP scored against
+        it, plus 1 if it lost (a side that disengaged did not lose).
+        """
+        if not self.is_over:
+            raise IllegalAction(
+                "no consequence is certain until the scored contest is over (§5.1.1)"
+            )
+        lost = {side: self._ended_by == "knockout" and side == self.loser for side in SIDES}
+        if self._stakes == "climax":
+            return {
+                side: climax_consequence(self._points[other_side(side)], lost=lost[side])
+                for side in SIDES
+            }
+        if self._ended_by == "disengagement":
+            return {"pc": "unharmed", "opponent": "unharmed"}
+        row = rising_action(self._points[self._winner] - self._points[self.loser])
+        return {side: row.loser if lost[side] else row.winner for side in SIDES}
+
+    def state(self) -> dict[str, Any]:
+        over = self.is_over
+        return {
+            "kind": self.kind,
+            "stakes": self._stakes,
+            "better_roll": self._better_roll,
+            "pc": {
+                "name": self._names["pc"],
+                "rating": str(self._ratings["pc"]),
+                "points": self._points["pc"],
+            },
+            "opponent": {
+                "name": self._names["opponent"],
+                "rating": str(self._ratings["opponent"]),
+                "points": self._points["opponent"],
+                "is_pc": self._players["opponent"],
+            },
+            "rounds": self.rounds,
+            "is_over": over,
+            "winner": self._winner,
+            "ended_by": self._ended_by,
+            "degree": self.degree,
+            "parting_shot_available": self._parting_shot_open,
+            "consequences": self.consequences() if over else None,
+        }
+
+    # -- actions --------------------------------------------------------------------
+
+    def _check_player(self, side: Side, hero_point: Any) -> bool:
+        if read_flag(hero_point, f"{side}_hero_point") and not self._players[side]:
+            raise IllegalAction(
+                f"{self._names[side]} is the GM's: only player characters spend hero points"
+            )
+        return hero_point
+
+    def _play_contest(self, **options: dict[Side, Any]) -> RoundPlay:
+        """`play_contest` between this contest's two sides, with their current ratings."""
+        return play_contest(
+            self._names,
+            self._ratings,
+            self._check_player,
+            better_roll=self._better_roll,
+            **options,
+        )
+
+    @action
+    def play_round(
+        self,
+        *,
+        pc_roll: int,
+        opponent_roll: int,
+        pc_tactic: str = "normal",
+        opponent_tactic: str = "normal",
+        pc_hero_point: bool = False,
+        opponent_hero_point: bool = False,
+        pc_modifier: int = 0,
+        opponent_modifier: int = 0,
+        pc_bumps: int = 0,
+        opponent_bumps: int = 0,
+        pc_rating: int | str | None = None,
+        opponent_rating: int | str | None = None,
+    ) -> ScoredRound:
+        """Play one round with the given d20 rolls (§5.1.1 step 4).
+
+        Tactics (each side): "normal", "risky_gambit" (§5.2.5), "defensive"
+        (§5.2.6), "asymmetrical" (§5.1.5: a win scores nothing but achieves another
+        aim) or "disengage" (§5.1.6: a win escapes and ends the contest).
+        `*_modifier` are this round's situational modifiers (R9: they last one
+        round), `*_bumps` extra bumps (negative for a bump down), `*_rating` another
+        ability for this round only (an asymmetrical round often uses one). A hero
+        point raises that side's result one step after bumps; it is refused on a
+        critical and for the GM's opponent. Returns the `ScoredRound`.
+        """
+        tactics = read_tactics(self._names, pc_tactic, opponent_tactic)
+        play = self._play_contest(
+            rolls={"pc": pc_roll, "opponent": opponent_roll},
+            hero_points={"pc": pc_hero_point, "opponent": opponent_hero_point},
+            overrides={"pc": pc_rating, "opponent": opponent_rating},
+            modifiers={"pc": pc_modifier, "opponent": opponent_modifier},
+            bumps={"pc": pc_bumps, "opponent": opponent_bumps},
+        )
+        scored = score_round(
+            play.outcome, pc_tactic=tactics["pc"], opponent_tactic=tactics["opponent"]
+        )
+        if scored.scored_by:
+            self._points[scored.scored_by] += scored.points
+        self._rounds.append(
+            {
+                "number": len(self._rounds) + 1,
+                "kind": "round",
+                **round_log(play, scored),
+                "pc_points": self._points["pc"],
+                "opponent_points": self._points["opponent"],
+            }
+        )
+        if scored.escaped:
+            # §5.1.6: the escaping side fails at the story obstacle; the other stays.
+            self._winner = other_side(scored.escaped)
+            self._ended_by = "disengagement"
+        else:
+            self._check_knockout(scored.scored_by, scored.points)
+        return scored
+
+    def _check_knockout(self, scorer: Side | None, points: int) -> None:
+        if scorer and self._points[scorer] >= WINNING_SCORE:
+            self._winner = scorer
+            self._ended_by = "knockout"
+            self._knockout_points = points
+            # §5.1.4: "Your GM should not use a parting shot."
+            self._parting_shot_open = self._players[scorer]
+
+    def roll_round(self, *, roller: Roller = d20, **options: Any) -> ScoredRound:
+        """Roll both dice with `roller` and play the round (not itself an action:
+        the recorded action is `play_round` with the rolled numbers)."""
+        return self.play_round(pc_roll=roller(), opponent_roll=roller(), **options)
+
+    @action
+    @after_end
+    def parting_shot(
+        self,
+        *,
+        pc_roll: int,
+        opponent_roll: int,
+        pc_rating: int | str | None = None,
+        opponent_rating: int | str | None = None,
+        pc_modifier: int = 0,
+        opponent_modifier: int = 0,
+        pc_hero_point: bool = False,
+        opponent_hero_point: bool = False,
+        pc_bumps: int = 0,
+        opponent_bumps: int = 0,
+    ) -> Outcome:
+        """The winner kicks the loser while down, right after the knock-out (§5.1.4).
+
+        A simple contest, often with other abilities (`*_rating`). If the winner
+        wins, the RP of that result add to the score against the loser; if the loser
+        wins, the RP they would score come off the knock-out round's RP, and a score
+        now under 5 brings them back: the contest goes on. One parting shot per
+        knock-out; the GM makes none.
+        """
+        if not self._parting_shot_open:
+            if self._ended_by == "knockout" and not self._players[self._winner]:
+                raise IllegalAction("the GM does not make parting shots (§5.1.4)")
+            raise IllegalAction(
+                "a parting shot comes only in the round right after a knock-out (§5.1.4)"
+            )
+        shooter = self._winner
+        play = self._play_contest(
+            rolls={"pc": pc_roll, "opponent": opponent_roll},
+            hero_points={"pc": pc_hero_point, "opponent": opponent_hero_point},
+            overrides={"pc": pc_rating, "opponent": opponent_rating},
+            modifiers={"pc": pc_modifier, "opponent": opponent_modifier},
+            bumps={"pc": pc_bumps, "opponent": opponent_bumps},
+        )
+        outcome = play.outcome
+        shooter_level = outcome.level if shooter == "pc" else -outcome.level
+        before = self._points[shooter]
+        self._points[shooter] = parting_shot_score(before, self._knockout_points, shooter_level)
+        self._parting_shot_open = False
+        revived = self._points[shooter] < WINNING_SCORE
+        self._rounds.append(
+            {
+                "number": len(self._rounds) + 1,
+                "kind": "parting_shot",
+                **outcome_entry(outcome),
+                "pc_rating": str(play.ratings["pc"]),
+                "opponent_rating": str(play.ratings["opponent"]),
+                "shooter": shooter,
+                "pc_hero_point": play.hero_points["pc"],
+                "opponent_hero_point": play.hero_points["opponent"],
+                "change": self._points[shooter] - before,
+                "revived": revived,
+                "pc_points": self._points["pc"],
+                "opponent_points": self._points["opponent"],
+            }
+        )
+        if revived:
+            # §5.1.4: a dramatic turnaround; the provisional consequences go away.
+            self._winner = None
+            self._ended_by = None
+            self._knockout_points = 0
+        return outcome
+
+    @action
+    def switch_ability(
+        self, *, side: str, rating: int | str, resistance: int | str | None = None
+    ) -> None:
+        """Use another ability from now on (§5.2.8).
+
+        `side` switches to `rating`; `resistance`, when given, is the GM's new rating
+        for the other side (a tactic that exploits a weakness may face less).
+        """
+        if side not in SIDES:
+            raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+        new = read_rating(rating, f"{self._names[side]}'s new rating")
+        if resistance is not None:
+            other = other_side(side)
+            self._ratings[other] = read_rating(resistance, f"{self._names[other]}'s new rating")
+        self._ratings[side] = new
