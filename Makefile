@@ -49,8 +49,8 @@ bench-smoke: $(VENV)/.dev
 
 # The odds benchmark, then the live table under Daphne + Redis (needs Redis; ~10 min).
 bench: $(VENV)/.dev
-	$(PY) -m contests.rules.bench_odds
-	$(PY) -m contests.bench_table
+	$(PY) -m bench.odds
+	$(PY) -m bench.table
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles

@@ -1,6 +1,6 @@
 """The live-table benchmark (issue 6) runs end to end on the real Daphne and Redis.
 
-It runs `python -m contests.bench_table --small` as a child process and checks that
+It runs `python -m bench.table --small` as a child process and checks that
 every figure is there with a sane type, and that no broadcast was lost, duplicated or
 out of order (what the product promises). No timing asserts: the machine varies.
 """
@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from contests.bench_table import DEFAULT_REDIS_URL
-from tests.liveserver import ROOT
+from bench.liveserver import ROOT
+from bench.table import DEFAULT_REDIS_URL
 
 pytestmark = pytest.mark.bench
 
@@ -49,7 +49,7 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
     if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
         pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")
     result = subprocess.run(
-        [sys.executable, "-m", "contests.bench_table", "--small"],
+        [sys.executable, "-m", "bench.table", "--small"],
         cwd=ROOT,
         env=dict(os.environ),
         capture_output=True,

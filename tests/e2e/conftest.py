@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from tests.liveserver import daphne_server, demo_server, fresh_database, manage, server_env
+from bench.liveserver import daphne_server, demo_server, fresh_database, manage, server_env
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",

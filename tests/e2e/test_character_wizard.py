@@ -31,6 +31,17 @@ SELECT = """(phrase) => {
 }"""
 
 
+def settled(page, press) -> None:
+    """Press, then wait until htmx has settled the swap it answers with: the paragraph's
+    phrases are underlined anew then, which would drop a selection made before."""
+    page.evaluate(
+        """() => { window.qwSettled = new Promise(done =>
+             document.addEventListener("htmx:afterSettle", () => done(true), {once: true})); }"""
+    )
+    press()
+    page.evaluate("() => window.qwSettled")
+
+
 def take_phrase(page, phrase, *, kind, rating, role):
     """Select `phrase` in the paragraph, send it to the form, rate it, add it."""
     assert page.evaluate(SELECT, phrase)
@@ -42,7 +53,7 @@ def take_phrase(page, phrase, *, kind, rating, role):
     form.get_by_label("Kind").select_option(kind)
     form.get_by_label("Rating").fill(rating)
     form.get_by_label("Concept").select_option(role)
-    form.get_by_role("button", name="Add to the sheet").click()
+    settled(page, form.get_by_role("button", name="Add to the sheet").click)
     # Wait for this answer, not the last one: the wizard is swapped in place.
     expect(page.locator("#creation p[role=status]")).to_have_text(f"{name} is on the sheet.")
 
@@ -59,7 +70,7 @@ def test_a_player_creates_a_character_with_the_prose_method(log_in_page):
     expect(page.get_by_role("heading", name="Creating Wren")).to_be_visible()
 
     page.get_by_role("textbox", name="Paragraph").fill(PROSE)
-    page.get_by_role("button", name="Save the paragraph").click()
+    settled(page, page.get_by_role("button", name="Save the paragraph").click)
     expect(page.locator("#prose-text")).to_contain_text("curious river witch")
 
     take_phrase(page, "river witch", kind="Keyword", rating="17", role="Defining ability")
@@ -74,7 +85,7 @@ def test_a_player_creates_a_character_with_the_prose_method(log_in_page):
     page.get_by_role("button", name="Make the selected words an ability").click()
     form = page.locator("#ability-form")
     form.get_by_label("Rating").fill("25")
-    form.get_by_role("button", name="Add to the sheet").click()
+    settled(page, form.get_by_role("button", name="Add to the sheet").click)
     expect(page.locator("#ability-form .errorlist")).to_contain_text(
         "§3.2: Tame otter has 12 extra points; at most 10 on one ability"
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.liveserver import daphne_server, fresh_database, manage, server_env
+from bench.liveserver import daphne_server, fresh_database, manage, server_env
 
 SETUP = """
 from django.utils import timezone

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.liveserver import daphne_server, free_port, fresh_database, server_env
+from bench.liveserver import daphne_server, free_port, fresh_database, server_env
 
 
 def open_table(page):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contests.rules import bench_odds
+from bench import odds as bench_odds
 from contests.rules.augments import AUGMENT_BONUS_BY_LEVEL
 from contests.rules.dice import Result
 from contests.rules.errors import RulesError

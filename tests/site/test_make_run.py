@@ -11,7 +11,7 @@ import subprocess
 import time
 import urllib.request
 
-from tests.liveserver import ROOT, free_port, log_in, stop, wait_for_http
+from bench.liveserver import ROOT, free_port, log_in, stop, wait_for_http
 
 
 def test_make_run_serves_the_app_and_a_working_demo_login(tmp_path):

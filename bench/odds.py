@@ -1,4 +1,4 @@
-"""Benchmark `simple_odds`: `.venv/bin/python -m contests.rules.bench_odds [calls]`.
+"""Benchmark `simple_odds`: `.venv/bin/python -m bench.odds [calls]`.
 
 Prints JSON with the median, 99th percentile and maximum microseconds per call for:
 
@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from .odds import clear_odds_cache, simple_odds
+from contests.rules.odds import clear_odds_cache, simple_odds
 
 
 def _inputs(calls: int, seed: int = 2022) -> list[tuple[int, int, dict[str, Any]]]:

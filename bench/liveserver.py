@@ -1,5 +1,8 @@
 """Start the real app (Daphne) in a child process on a fresh database, for browser tests,
-the `make run` smoke test and benchmarks."""
+the `make run` smoke test and the live-table benchmark (`bench.table`).
+
+`daphne_process` is the one place that launches Daphne; `daphne_server` and
+`demo_server` wrap it."""
 
 from __future__ import annotations
 
@@ -33,18 +36,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class ServerError(RuntimeError):
+    """The live server did not start: it exited, or did not answer in time."""
+
+
 def wait_for_http(url: str, process: subprocess.Popen, timeout: float = 90) -> None:
+    # Loopback only: straight to the server, whatever proxy the environment names.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(
-                f"the server exited with {process.returncode} before answering {url}"
-            )
-        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as response:
+            raise ServerError(f"the server exited with {process.returncode} before answering {url}")
+        with contextlib.suppress(OSError), opener.open(url, timeout=2) as response:
             if response.status == 200:
                 return
         time.sleep(0.3)
-    raise RuntimeError(f"{url} did not answer within {timeout} s")
+    raise ServerError(f"{url} did not answer within {timeout} s")
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -187,33 +194,69 @@ def manage(env: dict[str, str], *args: str) -> str:
     return result.stdout
 
 
+def tail(path: Path, size: int = 3000) -> str:
+    """The end of a text file ("" if it cannot be read)."""
+    with contextlib.suppress(OSError):
+        return path.read_text(errors="replace")[-size:]
+    return ""
+
+
 @contextlib.contextmanager
-def daphne_server(env: dict[str, str], port: int | None = None) -> Iterator[str]:
-    """Serve the ASGI app with the real Daphne; yields the base URL."""
+def daphne_process(
+    env: dict[str, str], port: int | None = None, *, stderr_path: Path | None = None
+) -> Iterator[tuple[subprocess.Popen, str]]:
+    """Serve the ASGI app with the real Daphne on a loopback port (a free one unless
+    given), in a process group of its own; yields the process and the base URL once
+    /healthz answers, and always stops it.
+
+    Daphne's stderr is appended to `stderr_path` when given (the benchmark reads it
+    afterwards), else piped; if the server does not start, the error ends with it.
+    """
     port = port or free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "questworlds_site.asgi:application",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    with contextlib.ExitStack() as files:
+        stderr = files.enter_context(stderr_path.open("ab")) if stderr_path else subprocess.PIPE
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "questworlds_site.asgi:application",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_for_http(f"{base}/healthz", process)
-        yield base
+        try:
+            wait_for_http(f"{base}/healthz", process)
+        except ServerError as error:
+            stop(process)
+            if stderr_path:
+                output = tail(stderr_path)
+            else:
+                output = process.stderr.read().decode(errors="replace")[-3000:]
+            raise ServerError(f"{error}\n--- daphne stderr ---\n{output}") from None
+        yield process, base
     finally:
         stop(process)
+        if process.stderr:
+            process.stderr.close()
+
+
+@contextlib.contextmanager
+def daphne_server(
+    env: dict[str, str], port: int | None = None, *, stderr_path: Path | None = None
+) -> Iterator[str]:
+    """Serve the ASGI app with the real Daphne; yields the base URL."""
+    with daphne_process(env, port, stderr_path=stderr_path) as (_process, base):
+        yield base
 
 
 @contextlib.contextmanager
