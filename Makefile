@@ -32,6 +32,7 @@ run: demo
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .

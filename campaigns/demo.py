@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from characters import services as characters
 from characters.models import AbilityKind, Character, CreationMethod, CreationRole
 from community.models import Community
+from community.services import community_found
 
-from .models import Campaign, Membership, Role
+from .models import Campaign, Membership, Role, Session
+from .services import season_start
 
 DEMO_PASSWORD = "questworlds"
 DEMO_LOGINS = (
@@ -169,13 +174,6 @@ def demo_archive_create(campaign: Campaign) -> None:
     The session is written as history, not played through `session_start`/`session_end`:
     the demo sheets keep the hero points a new character starts with.
     """
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from .models import Session
-    from .services import season_start
-
     season = season_start(campaign=campaign, actor=campaign.gm, name="The Low Water")
     ended = timezone.now() - timedelta(days=7)
     session = Session.objects.create(
@@ -201,8 +199,6 @@ def demo_archive_create(campaign: Campaign) -> None:
 def demo_community_resources(campaign: Campaign) -> None:
     """Ashfen's five resources with the §8.1.3 spread: a trading city that talks its way
     out of trouble, keeps faith with its drowned gods and has few soldiers."""
-    from community.services import community_found
-
     community_found(
         community=Community.objects.get(campaign=campaign),
         actor=campaign.gm,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.contrib.auth import get_user_model
 
 from characters.models import Character
 
@@ -143,8 +144,6 @@ class HandOverForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        from django.contrib.auth import get_user_model
-
         self.fields["new_gm"].queryset = get_user_model().objects.filter(
             memberships__campaign=campaign
         )

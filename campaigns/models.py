@@ -109,6 +109,11 @@ class Campaign(models.Model):
         """The channel-layer group of this campaign's live table (ASCII, < 100 chars)."""
         return f"table.{self.pk}"
 
+    def open_session(self) -> "Session | None":
+        """The session in progress, or None: at most one is open at a time (the
+        `one_open_session_per_campaign` constraint). One query each call."""
+        return self.sessions.filter(ended_at__isnull=True).first()
+
 
 class Membership(models.Model):
     """A player's or spectator's place in a campaign (the GM is `Campaign.gm`)."""

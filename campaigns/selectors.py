@@ -19,6 +19,7 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from characters.models import Ability, Character, Condition
+from contests.events import EventType, visible
 from contests.models import Contest, ContestEvent, ContestKind, ContestParticipant
 from contests.rules.simple import describe_level
 
@@ -248,13 +249,14 @@ class ArchivedEvent:
     augments: list[dict]
     totals: dict[str, Any]
     totals_kind: str
-    gm_only: bool
     hidden_rolls: int
     consequences: list[ConsequenceRow]
 
     @property
     def label(self) -> str:
-        """The event type in words ("apply_consequences" -> "Apply consequences")."""
+        """The event type in words ("apply_consequences" -> "Confirmed the consequences")."""
+        if self.type in EventType.values:
+            return EventType(self.type).label.capitalize()
         return self.type.replace("_", " ").capitalize()
 
 
@@ -289,8 +291,8 @@ def consequence_rows(payload: dict[str, Any], side_names: dict[str, str]) -> lis
 
     The table's flows write them under `applied`, each with its `state`, the `ability`
     it lands on and the `character_id`, and name who took it in one of two ways:
-    one-on-one contests (contests/flows.py) by `side` ("pc" or "opponent"), whose name
-    `side_names` gives; group contests (contests/group_flows.py) by `participant` name.
+    one-on-one contests (contests/table/one_on_one.py) by `side` ("pc" or "opponent"), whose name
+    `side_names` gives; group contests (contests/table/group.py) by `participant` name.
     """
     applied = payload.get("applied")
     if not isinstance(applied, list):
@@ -317,36 +319,25 @@ def visible_events(
     events: list[ContestEvent],
     participants: Iterable[ContestParticipant],
 ) -> list[ArchivedEvent]:
-    """The events this viewer may see: GM-only events and hidden rolls are for the GM
-    alone (never for players, spectators or the public link). The contest's
+    """The events as this viewer may see them (`contests.events.visible`): hidden GM
+    rolls are for the GM alone (never for players, spectators or the public link). The contest's
     `participants` name the sides its consequences were applied to."""
     side_names = {p.side: p.name for p in participants}
     shown = []
     for event in events:
-        payload = event.payload if isinstance(event.payload, dict) else {}
-        gm_only = bool(payload.get("gm_only"))
-        if gm_only and not viewer.is_gm:
-            continue
-        rolls = [r for r in payload.get("rolls") or [] if isinstance(r, dict)]
-        hidden = [r for r in rolls if r.get("hidden")]
-        if not viewer.is_gm:
-            rolls = [r for r in rolls if not r.get("hidden")]
+        stored = event.payload if isinstance(event.payload, dict) else {}
+        payload = visible(stored, "gm" if viewer.is_gm else "public")
+        hidden = [r for r in stored.get("rolls") or [] if isinstance(r, dict) and r.get("hidden")]
         totals = payload.get("totals")
         shown.append(
             ArchivedEvent(
                 seq=event.seq,
                 type=event.type,
-                # The live table keeps a hidden roll's full text in `gm_summary`.
-                summary=str(
-                    payload.get("gm_summary", payload.get("summary", ""))
-                    if viewer.is_gm
-                    else payload.get("summary", "")
-                ),
-                rolls=rolls,
+                summary=str(payload.get("summary", "")),
+                rolls=[r for r in payload.get("rolls") or [] if isinstance(r, dict)],
                 augments=[a for a in payload.get("augments") or [] if isinstance(a, dict)],
                 totals=totals if isinstance(totals, dict) else {},
                 totals_kind=str(payload.get("totals_kind", "")),
-                gm_only=gm_only,
                 hidden_rolls=len(hidden),
                 consequences=consequence_rows(payload, side_names),
             )

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from characters import services as character_services
 from characters.models import Character
+from community.services import community_session_start
 from contests.broadcast import send_to_table_on_commit
 from contests.rules.dice import d20
 from contests.rules.errors import RulesError
@@ -377,7 +378,7 @@ def season_start(
     picks the step for this season, and becomes the campaign's base resistance."""
     campaign = _lock(campaign)
     _require_gm(campaign, actor)
-    if campaign.sessions.filter(ended_at__isnull=True).exists():
+    if campaign.open_session() is not None:
         raise ValidationError("End the session in progress before starting a new season.")
     step = campaign.resistance_progression if progression is None else progression
     if step not in (0, 3, 6, 9):
@@ -414,9 +415,9 @@ def session_start(
     """
     campaign = _lock(campaign)
     _require_gm(campaign, actor)
-    open_session = campaign.sessions.filter(ended_at__isnull=True).first()
-    if open_session is not None:
-        raise ValidationError(f"{open_session} is still in progress: end it first.")
+    in_progress = campaign.open_session()
+    if in_progress is not None:
+        raise ValidationError(f"{in_progress} is still in progress: end it first.")
     characters = list(
         campaign.characters.all() if attendees is None else attendees  # type: ignore[arg-type]
     )
@@ -439,19 +440,10 @@ def session_start(
     session.attendees.set(characters)
     for character in characters:
         character_services.character_session_start(character=character, actor=actor)
-    _crisis_tests_at_session_start(campaign, actor, roller)
+    # §8.2.5: the community's penalised resources face their crisis tests (the
+    # community page shows the results live).
+    community_session_start(campaign=campaign, actor=actor, roller=roller or d20)
     return session
-
-
-def _crisis_tests_at_session_start(campaign: Campaign, actor, roller=None) -> None:
-    """§8.2.5: each community resource carrying a penalty faces a crisis test as the
-    session starts (the community page shows the results live)."""
-    from community.models import Community
-    from community.services import community_crisis_tests
-
-    community = Community.objects.filter(campaign=campaign).first()
-    if community is not None and community.resources.filter(total__lt=0).exists():
-        community_crisis_tests(community=community, actor=actor, roller=roller or d20)
 
 
 @transaction.atomic

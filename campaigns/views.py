@@ -91,7 +91,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "role": role,
         "members": campaign.memberships.select_related("user"),
         "characters": campaign.characters.select_related("player"),
-        "open_session": campaign.sessions.filter(ended_at__isnull=True).first(),
+        "open_session": campaign.open_session(),
         "latest_season": campaign.seasons.order_by("-number").first(),
         "recent_sessions": campaign.sessions.order_by("-number")[:3],
     }

@@ -15,9 +15,22 @@ from contests.rules.modifiers import flaw_penalty, target_number
 from contests.rules.outcomes import can_act
 from contests.rules.states import State
 
-from .models import Ability, AbilityKind, Character, Condition, Follower, LedgerEntry
-from .services import EXPORT_FORMAT, EXPORT_VERSION, undoable_step
+from .models import (
+    UNDOABLE_REASONS,
+    Ability,
+    AbilityKind,
+    Character,
+    Condition,
+    Follower,
+    LedgerEntry,
+    LedgerReason,
+    LedgerStep,
+)
 from .translate import creation_inputs, creation_problems, is_own_ability, rules_sheet
+
+# The character export's format: this module writes it, services.character_import reads it.
+EXPORT_FORMAT = "questworlds-table/character"
+EXPORT_VERSION = 1
 
 HISTORY_STEPS = 50  # the sheet shows the latest steps; the export and admin keep all
 
@@ -45,6 +58,18 @@ class AbilityLine:
     @property
     def conditioned(self) -> bool:
         return bool(self.states)
+
+
+def ability_rating(ability: Ability) -> int:
+    """An ability's rating total: a breakout is its keyword's plus its bonus (§3.3)."""
+    if ability.keyword_id:
+        return ability.keyword.rating + ability.rating
+    return ability.rating
+
+
+def ability_states(ability: Ability) -> list[str]:
+    """The states of adversity and fortune now recorded against this ability."""
+    return [c.state for c in ability.conditions.filter(ended_at__isnull=True)]
 
 
 def _line(
@@ -276,3 +301,15 @@ def character_export(character: Character) -> dict:
             if offer["ability"] in by_id
         ],
     }
+
+
+def undoable_step(character: Character) -> LedgerStep | None:
+    """The step the GM may undo: the latest one still standing, if it is a step of play
+    or advancement (creation and imports are not undone, nor undos)."""
+    latest = (
+        character.ledger.filter(undone_at__isnull=True)
+        .exclude(reason=LedgerReason.UNDO)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    return latest if latest is not None and latest.reason in UNDOABLE_REASONS else None

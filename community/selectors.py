@@ -23,9 +23,27 @@ from .models import (
     Resource,
     ResourceChange,
     ResourceDraw,
+    StepKind,
     rating_text,
 )
-from .services import has_play_history, open_session, questionnaire_scores
+
+
+def has_play_history(community: Community) -> bool:
+    """Play has begun once anything but setup happened: ratings then change only
+    through the rules (§8.3) or plot events (§8.4)."""
+    return community.steps.exclude(kind=StepKind.SETUP).exists()
+
+
+def questionnaire_scores(community: Community) -> dict[int, int]:
+    """Each resource's questionnaire score: the points of every answer given."""
+    scores = {pk: 0 for pk in community.resources.values_list("pk", flat=True)}
+    for choice_scores in Answer.objects.filter(question__community=community).values_list(
+        "choice__scores", flat=True
+    ):
+        for resource_id, points in choice_scores.items():
+            if int(resource_id) in scores:
+                scores[int(resource_id)] += points
+    return scores
 
 
 def _steps(community: Community, interval: int) -> list[CommunityStep]:
@@ -174,7 +192,7 @@ def page_context(
     context["in_setup"] = not has_play_history(community)
     context["question_count"] = Question.objects.filter(community=community).count()
     if role == "gm":
-        session = open_session(community.campaign)
+        session = community.campaign.open_session()
         context["open_session"] = session
         context["crisis_due"] = (
             session is not None
@@ -194,5 +212,5 @@ def draws_context(community: Community) -> dict[str, Any]:
             .select_related("resource", "contest", "session")
             .order_by("-created_at", "-id")
         ),
-        "open_session": open_session(community.campaign),
+        "open_session": community.campaign.open_session(),
     }

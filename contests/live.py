@@ -12,11 +12,14 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+from characters.models import Ability
+
 from .broadcast import send_to_table_sync
-from .flows import SIDES, TableFlow, load_flow
+from .events import visible
 from .models import Contest, ContestEvent, ContestStatus
 from .rules import ADVERSITY, FORTUNE
 from .rules.odds import outcome_percentages
+from .table import SIDES, TableFlow, load_flow
 
 LOG_LENGTH = 30
 # What the GM may record at the end of a contest (§2.11): adversity, then fortune.
@@ -34,17 +37,6 @@ def current_contest(campaign_id: int) -> Contest | None:
     if open_contest:
         return open_contest
     return Contest.objects.filter(campaign_id=campaign_id).order_by("-number").first()
-
-
-def _visible_payload(event: ContestEvent, audience: str) -> dict[str, Any] | None:
-    """What one audience may see of an event: GM-only events and hidden GM rolls are
-    the GM's alone (campaign option: GM rolls hidden until revealed)."""
-    payload = event.payload
-    if audience == "gm":
-        return {**payload, "summary": payload.get("gm_summary", payload.get("summary", ""))}
-    if payload.get("gm_only"):
-        return None
-    return {**payload, "rolls": [r for r in payload.get("rolls", []) if not r.get("hidden")]}
 
 
 def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
@@ -116,7 +108,6 @@ def _abilities(
     is shown only in its player's browser. There are none once the roll is made or in
     a long contest (whose augments are part of its own actions).
     """
-    from characters.models import Ability
 
     wanted = [c for c in character_ids if c is not None]
     sheets: dict[int, list[Any]] = {c: [] for c in wanted}
@@ -171,9 +162,7 @@ def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
 
 def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any] | None:
     """One roll-log line as this audience may see it, or None if it may not."""
-    payload = _visible_payload(event, audience)
-    if payload is None:
-        return None
+    payload = visible(event.payload, audience)
     return {"seq": event.seq, "type": event.type, "actor": event.actor, **payload}
 
 

@@ -7,6 +7,8 @@ cached snapshot of it, rewritten in the same transaction as each event.
 from django.conf import settings
 from django.db import models
 
+from .events import EventType
+
 
 class ContestKind(models.TextChoices):
     SIMPLE = "simple", "Simple contest"
@@ -113,7 +115,8 @@ class ContestEvent(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    type = models.CharField(max_length=40)
+    type = models.CharField(max_length=40, choices=EventType.choices)
+    # Shaped by `type` (contests/events.py), checked where events are written.
     payload = models.JSONField(default=dict)
     idempotency_key = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -17,12 +17,19 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from campaigns.access import campaign_role
-from campaigns.models import Campaign, Session
-from characters.models import Ability, Character
+from campaigns.models import Campaign
+from characters import services as character_services
+from characters.models import Ability, Character, Condition
+from characters.selectors import ability_rating, ability_states
+from community.models import ResourceDraw
+from community.services import community_draw_settle
 
-from .flows import Actor, TableFlow, flow_class, load_flow
+from .events import EventType, checked_payload
+from .live import broadcast_contest
 from .models import Contest, ContestEvent, ContestParticipant, ContestStatus
 from .rules import IllegalAction, Rating, RulesError, d20, quick_augment, resistance
+from .rules.community import social_penalty_in_force
+from .table import Actor, TableFlow, flow_class, load_flow
 
 MAX_KEY_LENGTH = 64
 # Group flows keep every die of an action under "dice".
@@ -62,13 +69,6 @@ def _check_key(key: str) -> str:
     if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH:
         raise ContestError("every action needs an idempotency key of 1 to 64 characters")
     return key
-
-
-def _open_session(campaign: Campaign) -> Session:
-    session = Session.objects.filter(campaign=campaign, ended_at__isnull=True).first()
-    if session is None:
-        raise ContestError("start a session first: every contest belongs to a session")
-    return session
 
 
 def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
@@ -217,18 +217,6 @@ def _roster(campaign: Campaign) -> list[dict]:
     return list(roster.values())
 
 
-def ability_rating(ability: Ability) -> int:
-    """An ability's rating total: a breakout is its keyword's plus its bonus (§3.3)."""
-    if ability.keyword_id:
-        return ability.keyword.rating + ability.rating
-    return ability.rating
-
-
-def ability_states(ability: Ability) -> list[str]:
-    """The states of adversity and fortune now recorded against this ability."""
-    return [c.state for c in ability.conditions.filter(ended_at__isnull=True)]
-
-
 def _resistance_side(campaign: Campaign, raw: dict) -> dict:
     """The opposition: a class from the base resistance, an explicit rating such as
     `5M`, or (done by the caller) a library NPC's rating (§2.3.3, R2)."""
@@ -253,7 +241,6 @@ def _resistance_side(campaign: Campaign, raw: dict) -> dict:
 
 
 def _approved_draw(campaign: Campaign, draw_id: Any):
-    from community.models import ResourceDraw
 
     if isinstance(draw_id, bool) or not isinstance(draw_id, int):
         raise ContestError("draw_id must be a whole number")
@@ -295,7 +282,6 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> Non
 
 
 def _settle_resource_draw(contest: Contest, flow: TableFlow, user) -> dict:
-    from community.services import community_draw_settle
 
     draw_id = contest.framing.get("draw_id")
     level = flow.level_for_pc()
@@ -317,7 +303,6 @@ def _settle_resource_draw(contest: Contest, flow: TableFlow, user) -> dict:
 def _emit(contest: Contest, event: ContestEvent) -> None:
     """Broadcast the contest once the action commits, from the objects it used."""
     # Imported here: rendering pulls in templates, which services need not load.
-    from .live import broadcast_contest
 
     transaction.on_commit(lambda: broadcast_contest(contest, event))
 
@@ -341,7 +326,9 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
     )
     if earlier:
         return ActionResult(earlier.contest, earlier, created=False)
-    session = _open_session(campaign)
+    session = campaign.open_session()
+    if session is None:
+        raise ContestError("start a session first: every contest belongs to a session")
     if not isinstance(data, dict):
         raise ContestError("the framing must be an object")
     framing = {
@@ -409,8 +396,8 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
         contest=contest,
         seq=1,
         actor=user,
-        type="framed",
-        payload={"summary": summary, "data": framing},
+        type=EventType.FRAMED,
+        payload=checked_payload(EventType.FRAMED, {"summary": summary, "data": framing}),
         idempotency_key=key,
     )
     _emit(contest, event)
@@ -490,7 +477,7 @@ def _append(
             seq=contest.seq,
             actor=user,
             type=action,
-            payload=payload,
+            payload=checked_payload(action, payload),
             idempotency_key=key,
         )
     except IntegrityError:
@@ -553,7 +540,6 @@ def _apply_side_effects(
     contest: Contest, flow: TableFlow, action: str, payload: dict, user
 ) -> dict:
     """What an action changes outside the contest: hero points, conditions."""
-    from characters import services as characters
 
     effects: dict[str, Any] = {}
     # A bump, a boost or a final action (§2.3.5.5, §4.5.3, §5.3.5): one point per event.
@@ -564,7 +550,7 @@ def _apply_side_effects(
         reason = "a boost" if action == "boost" else "a bump"
         if action == "final_action":
             reason = "a final action"
-        characters.character_hero_point_spend(
+        character_services.character_hero_point_spend(
             character=character, actor=user, reason=f"{reason} in contest #{contest.number}"
         )
     if action == "join":
@@ -581,7 +567,7 @@ def _apply_side_effects(
                 continue
             character = Character.objects.get(pk=item["character_id"])
             abilities = list(character.abilities.filter(name=item["ability"]))
-            condition = characters.character_condition_apply(
+            condition = character_services.character_condition_apply(
                 character=character,
                 actor=user,
                 state=item["state"],
@@ -628,8 +614,6 @@ def _undo(contest: Contest, user, actor: Actor, key: str) -> ActionResult:
 
 
 def _reverse_side_effects(event: ContestEvent, user) -> None:
-    from characters import services as characters
-    from characters.models import Condition
 
     if event.payload.get("resource_draw"):
         raise ContestError(
@@ -639,18 +623,18 @@ def _reverse_side_effects(event: ContestEvent, user) -> None:
     if event.payload.get("hero_point"):
         character = Character.objects.get(pk=event.payload["hero_point"]["character_id"])
         # The ledger undoes only its latest step; the spend must still be that step.
-        step = characters.undoable_step(character)
+        step = character_services.undoable_step(character)
         if step is None or step.reason != "hp_spend":
             raise ContestError(
                 f"{character.name}'s sheet has changed since that hero point was spent; "
                 "it cannot be returned by undo"
             )
-        characters.character_step_undo(character=character, actor=user)
+        character_services.character_step_undo(character=character, actor=user)
     if event.payload.get("participant_row"):
         ContestParticipant.objects.filter(pk=event.payload["participant_row"]).delete()
     if event.type == "apply_consequences":
         for condition in Condition.objects.filter(pk__in=event.payload.get("conditions", [])):
-            characters.character_condition_clear(
+            character_services.character_condition_clear(
                 character=condition.character,
                 actor=user,
                 condition=condition,
@@ -663,8 +647,6 @@ def social_penalties(ability: Ability) -> list[dict[str, Any]]:
     falls on the social ability the character lobbied the community with, for the
     rest of the interval. With the community's optional rule (`social_penalties_linger`)
     earlier intervals' penalties still apply, less 3 per interval ended since. One query."""
-    from community.models import ResourceDraw
-    from contests.rules.community import social_penalty_in_force
 
     current = F("community__interval_number")
     draws = (
@@ -783,7 +765,6 @@ def _sheet_ability(
 ) -> Ability:
     """The chosen ability on the sheet, or with `new_ability` (as you go, §3.1) a new
     one added to it first."""
-    from characters.services import character_ability_add
 
     if not (as_you_go and data.get("new_ability")):
         chosen = (
@@ -798,7 +779,7 @@ def _sheet_ability(
         if character.player_id != user.pk and contest.campaign.gm_id != user.pk:
             raise ContestError(f"only {character.name}'s player or the GM can add abilities")
         try:
-            return character_ability_add(
+            return character_services.character_ability_add(
                 character=character,
                 actor=user,
                 name=str(data["new_ability"])[:120],

@@ -13,8 +13,8 @@ from django.core.exceptions import PermissionDenied
 
 from campaigns.models import Campaign
 
-from .flows import known_actions
 from .services import ContestError, contest_act, contest_frame
+from .table import known_actions
 
 KNOWN_ACTIONS = frozenset({"frame", "undo"}) | known_actions()
 

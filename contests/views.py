@@ -10,8 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import get_campaign_for_user
-from campaigns.models import Session
 from characters.models import Ability, Character
+from community.models import ResourceDraw
 
 from . import live
 from .table_actions import perform
@@ -76,7 +76,7 @@ def _table_context(campaign, role: str, user) -> dict:
         "characters": characters,
         "my_characters": [c for c in characters if c.player_id == user.pk],
         "abilities_by_character": by_character,
-        "open_session": Session.objects.filter(campaign=campaign, ended_at__isnull=True).first(),
+        "open_session": campaign.open_session(),
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
         "draws": _approved_draws(campaign) if role == "gm" else [],
         "frame_rows": range(FRAME_ROWS) if role == "gm" else [],
@@ -87,8 +87,6 @@ def _table_context(campaign, role: str, user) -> dict:
 
 def _approved_draws(campaign) -> list:
     """Approved draws on the community's resources, waiting for their contest (§8.2)."""
-    from community.models import ResourceDraw
-
     return list(
         ResourceDraw.objects.filter(community__campaign=campaign, status="approved")
         .select_related("resource")

@@ -85,7 +85,7 @@ class Table:
     @staticmethod
     def rebuilt(contest: Contest):
         """The flow replayed from the framing and the stored events (less undone ones)."""
-        from contests.flows import flow_class
+        from contests.table import flow_class
 
         events = list(contest.events.select_related("actor").order_by("seq"))[1:]
         undone = {e.payload["undoes"] for e in events if e.type == "undone"}

@@ -18,6 +18,7 @@ Every change to a rating, hero points or XP is a `LedgerStep` with its entries
 `django.core.exceptions.ValidationError`s with messages fit to show as they are.
 """
 
+from ..selectors import undoable_step
 from .advancement import (
     character_advance_buy,
     character_catch_up_decline,
@@ -32,7 +33,7 @@ from .advancement import (
     character_session_start,
     character_step_undo,
 )
-from .base import error_lines, undoable_step
+from .base import error_lines
 from .conditions import (
     character_condition_apply,
     character_condition_clear,

@@ -25,6 +25,7 @@ from ..models import (
     LedgerReason,
     LedgerStep,
 )
+from ..selectors import undoable_step
 from ..translate import (
     RULES_KIND,
     RulesSheet,
@@ -32,7 +33,7 @@ from ..translate import (
     rules_sheet,
     state_snapshot,
 )
-from .base import clean, engine_entries, invalid, ledger_step, lock, undoable_step
+from .base import clean, engine_entries, invalid, ledger_step, lock
 from .followers import follower_step_revert
 
 

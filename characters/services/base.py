@@ -15,12 +15,10 @@ from contests.rules.advancement import Character as RulesCharacter
 from contests.rules.errors import RulesError
 
 from ..models import (
-    UNDOABLE_REASONS,
     Ability,
     Character,
     Follower,
     LedgerEntry,
-    LedgerReason,
     LedgerStep,
 )
 from ..translate import is_own_ability
@@ -252,15 +250,3 @@ def engine_entries(
             )
         )
     return entries
-
-
-def undoable_step(character: Character) -> LedgerStep | None:
-    """The step the GM may undo: the latest one still standing, if it is a step of play
-    or advancement (creation and imports are not undone, nor undos)."""
-    latest = (
-        character.ledger.filter(undone_at__isnull=True)
-        .exclude(reason=LedgerReason.UNDO)
-        .order_by("-created_at", "-id")
-        .first()
-    )
-    return latest if latest is not None and latest.reason in UNDOABLE_REASONS else None

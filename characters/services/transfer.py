@@ -20,12 +20,10 @@ from ..models import (
     LedgerEntry,
     LedgerReason,
 )
+from ..selectors import EXPORT_FORMAT, EXPORT_VERSION
 from ..translate import creation_problems, is_own_ability, rules_sheet
 from .base import clean, entry, invalid, ledger_step, row_entries
 from .creation import rate_flaws
-
-EXPORT_FORMAT = "questworlds-table/character"
-EXPORT_VERSION = 1
 
 
 def _field(data: dict, key: str, kind: type, default: Any = None, where: str = "") -> Any:

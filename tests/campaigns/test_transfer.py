@@ -16,10 +16,12 @@ from campaigns.access import ArchiveViewer
 from campaigns.demo import demo_campaign_create
 from campaigns.models import Campaign, Role
 from campaigns.transfer import campaign_chronicle, campaign_export, campaign_import
+from characters import services as character_services
 from characters.models import Ability, Character, Condition, LedgerStep
 from community import services as community_services
 from community.models import AnswerMode, Community, DrawStatus, IntervalRecord, Resource
-from contests.models import Contest, ContestStatus
+from community.selectors import questionnaire_scores
+from contests.models import Contest, ContestParticipant, ContestStatus
 from contests.rules import fixed_rolls
 
 from .conftest import act, frame, play_rounds
@@ -252,7 +254,7 @@ def test_the_whole_community_survives_the_round_trip(community_campaign):
     assert {row["id"] for row in record.rows} == resource_ids
     scores = community.questions.first().choices.first().scores
     assert {int(pk) for pk in scores} <= resource_ids
-    assert community_services.questionnaire_scores(community) != dict.fromkeys(resource_ids, 0)
+    assert questionnaire_scores(community) != dict.fromkeys(resource_ids, 0)
 
 
 def test_the_export_holds_the_whole_campaign(played_campaign):
@@ -328,6 +330,92 @@ def test_imported_ids_point_at_the_new_rows(played_campaign):
     assert all(
         int(pk) in {a.pk for a in tamsin.abilities.all()} for pk in step.state_before["abilities"]
     )
+
+
+def test_undo_in_an_imported_campaign_reverses_the_imported_rows(played_campaign):
+    """What an undo reverses is named by id in event payloads (the conditions a
+    confirmation applied, the participant a join added) and in ledger snapshots (the
+    follower a sidekick step changed): after an import they are the imported rows."""
+    campaign, gm = played_campaign, played_campaign.gm
+    tamsin = Character.objects.get(name="Tamsin Reedwalker")
+    brannoc = Character.objects.get(name="Brannoc Ironmouth")
+    ford = frame(
+        campaign,
+        gm,
+        "group_scored",
+        prize="Hold the ford",
+        participants=[{"character_id": brannoc.pk}, {"name": "Reavers", "rating": 14}],
+    )
+    act(ford, gm, "join", npc_id=campaign.npcs.get(name="Captain Voss").pk, side="opponent")
+    oro = tamsin.followers.get(name="Oro")
+    character_services.character_sidekick_lose(
+        character=tamsin, actor=gm, follower=oro, reason="Swept away"
+    )
+    exported = json.loads(json.dumps(campaign_export(campaign)))
+    crossing, raid, ford = exported["contests"]
+    tamsin_key = next(
+        c["key"] for c in exported["characters"] if c["sheet"]["name"] == "Tamsin Reedwalker"
+    )
+    # By key in the file, as every other id.
+    [confirmed] = [e for e in crossing["events"] if e["type"] == "apply_consequences"]
+    assert confirmed["payload"]["conditions"] == [f"{tamsin_key}:1", f"{tamsin_key}:2"]
+    [joined] = [e for e in ford["events"] if e["type"] == "join"]
+    assert joined["payload"]["participant_row"] == "3:3"
+    lost = next(c for c in exported["characters"] if c["key"] == tamsin_key)["ledger"][-1]
+    assert lost["state_before"]["follower"]["id"] == f"{tamsin_key}:Oro"
+
+    wipe(campaign, keep_users=("gm", "alice", "bob"))
+    imported = campaign_import(data=exported)
+    tamsin = Character.objects.get(name="Tamsin Reedwalker")
+    oro = tamsin.followers.get(name="Oro")
+    # The sidekick's loss is undone on the imported Oro.
+    assert oro.lost
+    character_services.character_step_undo(character=tamsin, actor=gm)
+    oro.refresh_from_db()
+    assert not oro.lost and oro.abilities.count() == 3
+
+    crossing = imported.contests.get(number=1)
+    applied = list(Condition.objects.filter(contest_id=crossing.pk))
+    assert [c.state for c in applied] == ["impaired", "hurt"]
+    event = crossing.events.get(type="apply_consequences")
+    assert event.payload["conditions"] == [c.pk for c in applied]
+    raid = imported.contests.get(number=2)
+    invigorated = {c.pk for c in Condition.objects.filter(contest_id=raid.pk)}
+    assert set(raid.events.get(type="apply_consequences").payload["conditions"]) == invigorated
+    act(raid, gm, "undo")  # the GM's confirmation of the benefits
+    ended = Condition.objects.filter(pk__in=invigorated, end_reason="the GM undid the consequences")
+    assert ended.count() == 2
+    assert Condition.objects.get(state="impaired").ended_at is None
+
+    ford = imported.contests.get(number=3)
+    voss = ford.participants.get(name="Captain Voss")
+    assert ford.events.get(type="join").payload["participant_row"] == voss.pk
+    others = ContestParticipant.objects.exclude(contest=ford).count()
+    act(ford, gm, "undo")
+    assert sorted(ford.participants.values_list("name", flat=True)) == [
+        "Brannoc Ironmouth",
+        "Reavers",
+    ]
+    assert ContestParticipant.objects.exclude(contest=ford).count() == others
+
+
+def test_an_export_from_before_the_payload_keys_still_imports(played_campaign):
+    """Files exported before event payloads and ledger snapshots had their ids turned
+    into keys hold the old database's ids there: they import, and those ids name no
+    row (an undo then reverses nothing rather than someone else's row)."""
+    exported = json.loads(json.dumps(campaign_export(played_campaign)))
+    for contest in exported["contests"]:
+        for event in contest["events"]:
+            payload = event["payload"]
+            if "conditions" in payload:
+                payload["conditions"] = [1, 2]
+            if "participant_row" in payload:
+                payload["participant_row"] = 6
+    wipe(played_campaign)
+    campaign = campaign_import(data=exported)
+    raid = campaign.contests.get(number=2)
+    assert raid.events.get(type="join").payload["participant_row"] is None
+    assert raid.events.get(type="apply_consequences").payload["conditions"] == [None, None]
 
 
 def test_people_are_matched_by_username_or_created_inactive(played_campaign):

@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from characters.models import Character
 from community import services
 from community.models import AnswerMode, Community, Resource, StepKind
+from community.selectors import questionnaire_scores
 from contests.rules import fixed_rolls
 
 from .conftest import SPREAD, columns, resource, start_draw
@@ -234,7 +235,7 @@ def test_consensus_answers_rank_the_resources_by_their_secret_scores(community, 
         question=second, actor=alice, choice=second.choices.get(position=1)
     )
     assert first.answers.count() == 1
-    scores = services.questionnaire_scores(community)
+    scores = questionnaire_scores(community)
     assert {r.name: scores[r.pk] for r in community.resources.all()} == {
         "Wealth": 0,
         "Diplomacy": 0,
@@ -264,7 +265,7 @@ def test_per_player_answers_add_up(community, gm, alice, make_user, campaign):
     services.questionnaire_answer(question=first, actor=alice, choice=first.choices.get(position=1))
     services.questionnaire_answer(question=first, actor=bob, choice=first.choices.get(position=1))
     services.questionnaire_answer(question=first, actor=alice, choice=first.choices.get(position=3))
-    scores = services.questionnaire_scores(community)
+    scores = questionnaire_scores(community)
     named = {r.name: scores[r.pk] for r in community.resources.all()}
     assert named == {"Wealth": 2, "Diplomacy": 2, "Magic": 0, "Morale": 1, "Military": 3}
     with pytest.raises(PermissionDenied):

@@ -12,9 +12,9 @@ from channels.db import database_sync_to_async
 from django.http import QueryDict
 from django.urls import reverse
 
-from contests.flows import load_flow
 from contests.models import Contest, ContestEvent
 from contests.services import ContestError, actor_for
+from contests.table import load_flow
 from contests.table_actions import perform
 from contests.views import _message_from_post
 from tests.table import Table

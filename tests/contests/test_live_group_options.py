@@ -8,7 +8,7 @@ import re
 import pytest
 
 from contests import live
-from contests.flows import Actor, load_flow
+from contests.table import Actor, load_flow
 from tests.table import Table
 
 from .conftest import ability, key

@@ -1,0 +1,187 @@
+"""Responding to the sheet's and the wizard's actions: each form by name, the page's
+context, and `submit` (validate, call the service, respond), which every action uses.
+
+htmx requests get the page's fragment back (`sheet.html#sheet`, `wizard.html#creation`);
+other requests are redirected to the page, with messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.forms import Form
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django_htmx.http import HttpResponseClientRedirect
+
+from .. import forms, services
+from ..access import CharacterAccess, get_character_for_user
+from ..models import Character
+from ..selectors import sheet_context
+
+PAGES = {"sheet": "characters/sheet.html#sheet", "wizard": "characters/wizard.html#creation"}
+
+
+def page_context(
+    character: Character, access: CharacterAccess, failed: dict[str, Form] | None = None
+) -> dict[str, Any]:
+    context = sheet_context(character, access)
+    context["forms"] = {**_blank_forms(character, access), **(failed or {})}
+    context["healing_outcomes"] = forms.HEALING_OUTCOMES
+    return context
+
+
+# Each form the sheet or the wizard shows, by name. Names prefix the ids, so the many
+# forms of one page never share an id (labels stay tied to their inputs).
+FORMS: dict[str, Callable[[Character, Any], Form]] = {
+    "campaign": lambda c, data: forms.CampaignForm(
+        data, user=c.player, initial={"campaign": c.campaign_id}
+    ),
+    "retainer": lambda c, data: forms.RetainerForm(data),
+    "spend": lambda c, data: forms.SpendForm(data),
+    "ability": lambda c, data: forms.AbilityForm(data, character=c),
+    "concept": lambda c, data: forms.ConceptForm(data, character=c, initial=_roles(c)),
+    "sidekick": lambda c, data: forms.SidekickForm(data, initial=_sidekick(c)),
+    "sidekick_lose": lambda c, data: forms.SidekickLoseForm(data),
+    "sidekick_new": lambda c, data: forms.NewSidekickForm(data),
+    "prose": lambda c, data: forms.ProseForm(data, initial={"prose": c.prose}),
+    "advance": lambda c, data: forms.AdvanceForm(data),
+    "catch_up": lambda c, data: forms.CatchUpForm(data, character=c),
+    "classic_raise": lambda c, data: forms.OwnAbilityForm(data, character=c),
+    "classic_new": lambda c, data: forms.ClassicNewAbilityForm(data, character=c),
+    "award": lambda c, data: forms.AwardForm(data),
+    "directed": lambda c, data: forms.DirectedForm(data, character=c),
+    "directed_new": lambda c, data: forms.DirectedNewAbilityForm(data),
+    "condition": lambda c, data: forms.ConditionForm(data, character=c),
+    "heal": lambda c, data: forms.HealForm(data),
+    "clear": lambda c, data: forms.ClearForm(data),
+    "wane": lambda c, data: forms.WaneForm(data),
+    "action": lambda c, data: Form(data),
+}
+
+
+# The forms the pages render whole, errors included (the rest are buttons or one field).
+SHOWN_WITH_ERRORS = {
+    "ability",
+    "concept",
+    "sidekick",
+    "sidekick_lose",
+    "sidekick_new",
+    "prose",
+    "advance",
+    "retainer",
+    "award",
+    "directed",
+    "directed_new",
+    "condition",
+    "wane",
+    "classic_new",
+}
+
+
+def named_form(name: str, character: Character, data: Any = None) -> Form:
+    form = FORMS[name](character, data)
+    form.auto_id = f"{name}-%s"
+    return form
+
+
+def _roles(character: Character) -> dict[str, int]:
+    roles = character.abilities.exclude(creation_role="").only("id", "creation_role")
+    return {a.creation_role: a.pk for a in roles}
+
+
+def _sidekick(character: Character) -> dict[str, Any]:
+    sidekick = character.followers.filter(kind="sidekick", lost_at__isnull=True).first()
+    if sidekick is None:
+        return {}
+    initial: dict[str, Any] = {"name": sidekick.name, "description": sidekick.description}
+    for i, ability in enumerate(sidekick.abilities.all(), 1):
+        initial[f"ability_{i}"] = ability.name
+        initial[f"rating_{i}"] = ability.rating_text
+        initial[f"keyword_{i}"] = ability.kind == "keyword"
+    return initial
+
+
+def _blank_forms(character: Character, access: CharacterAccess) -> dict[str, Form]:
+    """The forms the viewer may use on this page, empty."""
+    names = []
+    if access.can_edit:
+        names += ["campaign", "retainer", "spend"]
+        if not character.creation_complete:
+            names += ["ability", "concept", "sidekick", "prose"]
+        if character.rules_options.hero_point_economy == "advances":
+            names.append("advance")
+        else:
+            names += ["classic_raise", "classic_new"]
+    if access.can_direct:
+        names += ["award", "directed", "directed_new", "condition", "wane"]
+    if access.can_tend_followers and character.creation_complete:
+        names += ["sidekick_lose", "sidekick_new"]
+    return {name: named_form(name, character) for name in names}
+
+
+def respond(
+    request: HttpRequest,
+    character_id: int,
+    *,
+    failed: dict[str, Form] | None = None,
+    notice: str = "",
+) -> HttpResponse:
+    """After an action: the fragment for htmx, else a redirect to the page."""
+    page = "wizard" if request.POST.get("page") == "wizard" else "sheet"
+    character, access = get_character_for_user(request.user, character_id)
+    if page == "wizard" and character.creation_complete:
+        if request.htmx:
+            messages.success(request, notice)
+            return HttpResponseClientRedirect(reverse("characters:sheet", args=[character.pk]))
+        page = "sheet"
+    if request.htmx:
+        context = page_context(character, access, failed)
+        context["notice"] = notice
+        # Forms shown whole carry their own errors; the others' go to the alert on top.
+        context["errors"] = [
+            error
+            for name, form in (failed or {}).items()
+            if name not in SHOWN_WITH_ERRORS
+            for errors in form.errors.values()
+            for error in errors
+        ]
+        return render(request, PAGES[page], context)
+    for form in (failed or {}).values():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+    if notice:
+        messages.success(request, notice)
+    return redirect(f"characters:{page}", character.pk)
+
+
+def submit(
+    request: HttpRequest,
+    character: Character,
+    name: str,
+    run: Callable[[dict[str, Any]], Any],
+    notice: str | Callable[[Any], str],
+    form: Form | None = None,
+) -> HttpResponse:
+    """Validate the form `name` (or `form`), call the service `run(cleaned_data)` and
+    respond; a refusal from the service (a rule broken) shows with the form, and the
+    service's transaction has changed nothing."""
+    form = form or named_form(name, character, request.POST)
+    if form.is_valid():
+        try:
+            result = run(form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, services.error_lines(exc))
+        else:
+            text = notice(result) if callable(notice) else notice
+            return respond(request, character.pk, notice=text)
+    return respond(request, character.pk, failed={name: form})
+
+
+def ability_of(character: Character, ability_id: int):
+    return get_object_or_404(character.abilities, pk=ability_id)

@@ -1,0 +1,62 @@
+"""What every community view shares: finding the community for its member or its GM,
+and running a service from a form with its message (or its errors) for the page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.forms import Form
+from django.http import Http404, HttpRequest
+
+from campaigns.access import get_campaign_for_gm, get_campaign_for_user
+from campaigns.models import Campaign
+
+from ..models import Community
+
+
+def community_for_user(user, campaign_id: int) -> tuple[Campaign, str, Community]:
+    """The campaign's community and the user's role; 404 for outsiders or none."""
+    campaign, role = get_campaign_for_user(user, campaign_id)
+    community = Community.objects.filter(campaign=campaign).first()
+    if community is None:
+        raise Http404("This campaign tracks no community")
+    community.campaign = campaign
+    return campaign, role, community
+
+
+def community_for_gm(user, campaign_id: int) -> Community:
+    """The community, for the campaign's GM: other members get 403, outsiders 404."""
+    campaign = get_campaign_for_gm(user, campaign_id)
+    community = Community.objects.filter(campaign=campaign).first()
+    if community is None:
+        raise Http404("This campaign tracks no community")
+    community.campaign = campaign
+    return community
+
+
+def resources_of(community: Community) -> list:
+    return list(community.resources.all())
+
+
+def form_errors(request: HttpRequest, form: Form) -> None:
+    for field, errors in form.errors.items():
+        label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
+        for error in errors:
+            messages.error(request, f"{label}: {error}" if label else error)
+
+
+def attempt(request: HttpRequest, form: Form | None, act: Callable[[], str | None]) -> None:
+    """Run a service when the form is valid; its message (or the error) for the page."""
+    if form is not None and not form.is_valid():
+        form_errors(request, form)
+        return
+    try:
+        done = act()
+    except ValidationError as exc:
+        for message in exc.messages:
+            messages.error(request, message)
+        return
+    if done:
+        messages.success(request, done)

@@ -1,0 +1,143 @@
+"""Setting the community up (§8.1), GM only: its resources, the §8.1.3 spread and
+the actions that require a resource."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from .. import forms, selectors, services
+from ..models import Community, RequiredResourceUse
+from .base import attempt, community_for_gm, resources_of
+
+
+def _setup_context(community: Community) -> dict:
+    resources = resources_of(community)
+    return {
+        "campaign": community.campaign,
+        "community": community,
+        "resources": resources,
+        "in_setup": not selectors.has_play_history(community),
+        "found_form": forms.FoundForm(),
+        "spread_form": forms.SpreadForm(resources=resources) if len(resources) == 5 else None,
+        "required_uses": list(community.required_uses.select_related("resource")),
+        "required_form": forms.RequiredUseForm(resources=resources),
+    }
+
+
+@require_GET
+def setup(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    return render(request, "community/setup.html", _setup_context(community))
+
+
+@require_POST
+def found(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    form = forms.FoundForm(request.POST)
+
+    def act() -> str:
+        services.community_found(
+            community=community, actor=request.user, ranked_names=form.ranked_names()
+        )
+        return f"{community.name} has its five resources."
+
+    attempt(request, form, act)
+    return redirect("community:setup", campaign_id)
+
+
+@require_POST
+def resource_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    form = forms.ResourceForm(request.POST)
+
+    def act() -> str:
+        resource = services.resource_add(
+            community=community,
+            actor=request.user,
+            name=form.cleaned_data["name"],
+            rating=form.cleaned_data["rating"],
+        )
+        return f"{resource.name} added at {resource.rating_text}."
+
+    attempt(request, form, act)
+    return redirect("community:setup", campaign_id)
+
+
+@require_POST
+def resource_edit(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    resource = get_object_or_404(community.resources, pk=resource_id)
+    form = forms.ResourceForm(request.POST)
+
+    def act() -> str:
+        updated = services.resource_update(
+            resource=resource,
+            actor=request.user,
+            name=form.cleaned_data["name"],
+            rating=form.cleaned_data["rating"] or None,
+        )
+        return f"Saved {updated}."
+
+    attempt(request, form, act)
+    return redirect("community:setup", campaign_id)
+
+
+@require_POST
+def resource_remove(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    resource = get_object_or_404(community.resources, pk=resource_id)
+
+    def act() -> str:
+        services.resource_remove(resource=resource, actor=request.user)
+        return f"{resource.name} removed."
+
+    attempt(request, None, act)
+    return redirect("community:setup", campaign_id)
+
+
+@require_POST
+def spread(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    form = forms.SpreadForm(request.POST, resources=resources_of(community))
+
+    def act() -> str:
+        services.community_spread_assign(
+            community=community, actor=request.user, ranked=form.ranked()
+        )
+        return "Ratings assigned."
+
+    attempt(request, form, act)
+    return redirect("community:setup", campaign_id)
+
+
+@require_POST
+def required_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    form = forms.RequiredUseForm(request.POST, resources=resources_of(community))
+
+    def act() -> str:
+        use = services.required_use_add(
+            community=community,
+            actor=request.user,
+            resource=form.cleaned_data["resource"],
+            action=form.cleaned_data["action"],
+        )
+        return f"{use.action} now requires {use.resource.name}."
+
+    attempt(request, form, act)
+    return redirect("community:setup", campaign_id)
+
+
+@require_POST
+def required_remove(request: HttpRequest, campaign_id: int, use_id: int) -> HttpResponse:
+    community = community_for_gm(request.user, campaign_id)
+    use = get_object_or_404(RequiredResourceUse, pk=use_id, community=community)
+
+    def act() -> str:
+        services.required_use_remove(required_use=use, actor=request.user)
+        return f"{use.action} no longer requires a resource."
+
+    attempt(request, None, act)
+    return redirect("community:setup", campaign_id)

@@ -1,0 +1,572 @@
+"""What every contest flow shares (issue 6): the actor, the input readers, the
+`AvailableAction` an interface renders, and `BaseFlow`.
+
+Pure Python like the rules engine it drives (no Django here). A flow holds the
+table-level state of one contest as JSON and changes only through `apply(action, data,
+actor, roller)`: every action is checked for who may do it and whether the contest's
+phase allows it, and raises `IllegalAction`/`RulesError` with a readable message
+otherwise, leaving the state unchanged. Rolling actions write the dice they rolled back
+into `data`, so the service can store the completed `data` in the event and `replay`
+rebuilds the identical state from events.
+
+Each kind of contest is one subclass with `KIND` set to the `state["kind"]` it plays;
+`frame` and `from_json` on a family's base (one-on-one or group) build the kind's class.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
+
+from ..rules import (
+    IllegalAction,
+    Modifier,
+    Rating,
+    RulesError,
+    augment_bonus,
+    quick_augment,
+    resistance,
+    rolled_augment,
+    target_number,
+)
+from ..rules.dice import check_roll
+
+Roller = Callable[[], int]
+
+SIDES = ("pc", "opponent")
+MODIFIER_KINDS = ("stretch", "situational", "flaw", "mob", "ganging_up", "other")
+PLOT_AUGMENTS = (3, 6, 9, 20)  # §2.4.3
+MAX_TEXT = 300
+PHASE_NAMES = {
+    "preparing": "before the roll",
+    "rolled": "after the roll, before it is resolved",
+    "resolved": "once the contest is decided",
+    "finished": "after the contest",
+}
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting: their user id, role at the table, and the characters they play."""
+
+    user_id: int
+    role: str  # "gm", "player" or "spectator"
+    character_ids: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == "gm"
+
+
+# -- what an actor may do now (`available_actions`) -------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One allowed value of a choice input, with its label for people."""
+
+    value: Any
+    label: str
+
+
+@dataclass(frozen=True)
+class ActionInput:
+    """One input of an available action, named as the action's data key.
+
+    `kind`: "choice" (one of `choices`), "int" (`minimum`..`maximum`), "text" (at most
+    `limit` characters) or "rating" (a rating such as "17" or "5W2"; the service reads
+    a character's from the sheet). An optional input may be left out (its `default`).
+    """
+
+    name: str
+    kind: str
+    label: str
+    choices: tuple[Choice, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    limit: int = MAX_TEXT
+    required: bool = True
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class AvailableAction:
+    """What one actor may do now: `action` is the `_do_<action>` it performs.
+
+    Any combination of valid values for its inputs is accepted (so an action whose
+    choices depend on one another is listed once per fixed value, the fixed one a
+    choice of one). `confirm`: it cannot be taken back by the player (the GM can undo)
+    and asks for confirmation; `primary`: the move the table waits for.
+    """
+
+    action: str
+    label: str
+    inputs: tuple[ActionInput, ...] = ()
+    confirm: bool = False
+    primary: bool = False
+
+    def input(self, name: str) -> ActionInput | None:
+        return next((i for i in self.inputs if i.name == name), None)
+
+
+def choice(name: str, label: str, options: Iterable[tuple[Any, str]], **kw: Any) -> ActionInput:
+    return ActionInput(name, "choice", label, tuple(Choice(v, t) for v, t in options), **kw)
+
+
+def number(name: str, label: str, minimum: int, maximum: int, **kw: Any) -> ActionInput:
+    return ActionInput(name, "int", label, minimum=minimum, maximum=maximum, **kw)
+
+
+def words(name: str, label: str, *, limit: int = MAX_TEXT, required: bool = False) -> ActionInput:
+    return ActionInput(name, "text", label, limit=limit, required=required, default="")
+
+
+# -- reading an action's data -------------------------------------------------------------
+
+
+def read_text(
+    data: dict[str, Any], key: str, *, required: bool = False, limit: int = MAX_TEXT
+) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise RulesError(f"{key} must be text")
+    value = value.strip()
+    if required and not value:
+        raise RulesError(f"{key} is required")
+    if len(value) > limit:
+        raise RulesError(f"{key} is too long ({len(value)} characters; at most {limit})")
+    return value
+
+
+def read_int(data: dict[str, Any], key: str, *, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{key} must be a whole number")
+    return value
+
+
+def read_side(data: dict[str, Any], key: str = "side") -> str:
+    side = data.get(key)
+    if side not in SIDES:
+        raise RulesError(f"{key} must be 'pc' or 'opponent'")
+    return side
+
+
+def read_roll(data: dict[str, Any], key: str, roller: Roller) -> int:
+    """The roll stored under `key`, rolling (and storing) it when there is none yet."""
+    if key not in data:
+        data[key] = roller()
+    try:
+        return check_roll(data[key])
+    except ValueError as error:
+        raise RulesError(f"{key}: {error}") from None
+
+
+GM = Actor(user_id=0, role="gm")  # who may try any action (`_accepts`)
+
+
+class BaseFlow(ABC):
+    """A JSON state, replay from events, and `apply`, which refuses spectators and
+    leaves the state unchanged when an action fails.
+
+    A kind's class sets `KIND`, builds its state in `_build(data)` and defines one
+    `_do_<action>(data, actor, roller)` per action, returning the event payload. The
+    actions both the one-on-one and the group table take (modifier lines, augments,
+    physical dice, the reveal of hidden GM rolls, narration) live here, on the side or
+    participant that the subclass's `_holder` reads from the action's data.
+    """
+
+    KIND: ClassVar[str | None] = None  # the state["kind"] a class plays; None: a family
+    KINDS: ClassVar[tuple[str, ...]] = ()  # a family's kinds, for the framing's message
+    is_long: ClassVar[bool] = False  # runs through an engine machine over rounds (§5)
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+
+    # -- building -------------------------------------------------------------------
+
+    @classmethod
+    def kind_class(cls, kind: Any) -> type[BaseFlow] | None:
+        """The class under this one that plays `kind` (the registry imports them all)."""
+        if kind == cls.KIND:
+            return cls
+        for sub in cls.__subclasses__():
+            found = sub.kind_class(kind)
+            if found is not None:
+                return found
+        return None
+
+    @classmethod
+    def frame(cls, data: dict[str, Any]) -> BaseFlow:
+        """A new contest from the GM's framing, as the class of its kind."""
+        kind = data.get("kind")
+        played_by = cls.kind_class(kind)
+        if played_by is None:
+            raise RulesError(cls._unknown_kind(kind))
+        return played_by(played_by._build(data))
+
+    @classmethod
+    def _unknown_kind(cls, kind: Any) -> str:
+        return f"unknown contest type {kind!r}; choose one of {', '.join(cls.KINDS)}"
+
+    @classmethod
+    @abstractmethod
+    def _build(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """The state of a new contest of this kind from the GM's framing (validated)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return copy.deepcopy(self.state)
+
+    @classmethod
+    def from_json(cls, state: dict[str, Any]) -> Self:
+        return (cls.kind_class(state.get("kind")) or cls)(copy.deepcopy(state))
+
+    @classmethod
+    def replay(cls, framing: dict[str, Any], events: Iterable[tuple[str, dict, Actor]]) -> Self:
+        """Rebuild a contest from its framing and its recorded (action, data, actor)."""
+        flow = cls.frame(framing)
+
+        def no_dice() -> int:
+            raise RulesError("a recorded action is missing its roll")
+
+        for action, data, actor in events:
+            flow.apply(action, copy.deepcopy(data), actor, no_dice)
+        return flow  # type: ignore[return-value]
+
+    @property
+    def kind(self) -> str:
+        return self.state["kind"]
+
+    @property
+    def phase(self) -> str:
+        return self.state["phase"]
+
+    @property
+    def started(self) -> bool:
+        """Whether the engine's machine of a long contest is under way."""
+        return self.state.get("machine") is not None
+
+    # -- acting ---------------------------------------------------------------------
+
+    def apply(
+        self, action: str, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
+        """Perform one action; returns the event payload (summary, rolls, totals...).
+
+        Raises IllegalAction (not allowed now or not yours) or RulesError (bad input),
+        leaving the flow unchanged.
+        """
+        handler = getattr(self, f"_do_{action}", None) if action.isidentifier() else None
+        refusal = self._refusal(action) if handler is None else None
+        if handler is None and refusal is None:
+            raise RulesError(f"unknown action {action!r}")
+        if actor.role == "spectator":
+            raise IllegalAction("spectators watch; they cannot act in a contest")
+        if refusal is not None:
+            raise IllegalAction(refusal)
+        saved, played_by = copy.deepcopy(self.state), self.__class__
+        try:
+            payload = handler(data, actor, roller)
+        except Exception:
+            # An escalation changes the class with the kind: both go back.
+            self.state, self.__class__ = saved, played_by
+            raise
+        return payload
+
+    def _refusal(self, action: str) -> str | None:
+        """Why this kind refuses an action another kind of its family takes (None: the
+        action is unknown here)."""
+        return None
+
+    def available_actions(
+        self, actor: Actor, hero_points: Mapping[int, int] | None = None
+    ) -> list[AvailableAction]:
+        """What `actor` may do now, with its inputs: every action listed is accepted
+        with valid inputs, and any other is refused. `hero_points` (character id ->
+        hero points left, as the service reads them) drops the hero point actions of
+        characters with none left; without it they are listed for every PC."""
+        if actor.role == "spectator":
+            return []
+        offers = self._available(actor, hero_points or {})
+        return offers + self._shared_offers(actor)
+
+    @abstractmethod
+    def _available(self, actor: Actor, hero_points: Mapping[int, int]) -> list[AvailableAction]:
+        """The actions of this kind and family that `actor` may take now."""
+
+    @abstractmethod
+    def _keys(self) -> list[tuple[str, str]]:
+        """The sides or participants an action may name, as (key, label)."""
+
+    KEY: ClassVar[str] = "side"  # the data key naming a side or participant
+
+    @staticmethod
+    def _has_points(hero_points: Mapping[int, int], character_id: int | None) -> bool:
+        return character_id is not None and hero_points.get(character_id, 1) > 0
+
+    def _accepts(self, action: str, actor: Actor, **data: Any) -> bool:
+        """Whether `action` with `data` would be accepted now: tried on a copy (dice
+        fixed), for the choices whose validity the rules engine decides."""
+        probe = type(self)(copy.deepcopy(self.state))
+        try:
+            probe.apply(action, data, actor, lambda: 10)
+        except RulesError:
+            return False
+        return True
+
+    @abstractmethod
+    def _shared_offers(self, actor: Actor) -> list[AvailableAction]:
+        """What the shared actions offer `actor` now (offers.py)."""
+
+    def _require_phase(self, *phases: str) -> None:
+        if self.phase not in phases:
+            allowed = " or ".join(PHASE_NAMES[p] for p in phases)
+            raise IllegalAction(
+                f"that can only be done {allowed}; the contest is {PHASE_NAMES[self.phase]}"
+            )
+
+    def _require_gm(self, actor: Actor, what: str) -> None:
+        if not actor.is_gm:
+            raise IllegalAction(f"only the GM can {what}")
+
+    # -- hooks the families fill in: the side or participant an action names ---------
+
+    @abstractmethod
+    def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The side (one-on-one) or participant (group) an action names: the key that
+        `_require_control` takes, and its record (name, rating, states, modifiers,
+        augments, entered_roll)."""
+
+    @abstractmethod
+    def _require_control(self, actor: Actor, key: str, what: str) -> Any:
+        """Refuse unless `actor` plays (or, as the GM, runs) the side or participant."""
+
+    @abstractmethod
+    def controls(self, actor: Actor, key: str) -> bool:
+        """Whether `actor` plays (or, as the GM, runs) the side or participant."""
+
+    @abstractmethod
+    def _gm_rolls_for(self, key: str) -> bool:
+        """Whether this side's or participant's rolls are the GM's, hidden from the
+        players until revealed (campaign option roll visibility "gm_hidden")."""
+
+    @abstractmethod
+    def _reveal_text(self, pending: dict[str, Any]) -> str:
+        """The log line when the GM shows the hidden dice of the pending roll."""
+
+    @abstractmethod
+    def _check_modifier(self, key: str, record: dict[str, Any], line: dict[str, Any]) -> None:
+        """Refuse a modifier line (added or removed) that the contest cannot apply."""
+
+    @staticmethod
+    def _target_of(record: dict[str, Any]) -> Any:
+        """A side's or participant's target number now (§2.11, R9): rating, modifier
+        lines, augments and states; None without a rating yet."""
+        if record.get("rating") is None:
+            return None
+        # A mob or ganging-up adjusts the resistance (§2.14, §2.15): the GM puts it on
+        # the side it applies to, so it adds like any other modifier line.
+        modifiers = [
+            Modifier(
+                m["label"],
+                value=m["value"],
+                bumps=m["bumps"],
+                kind=m["kind"] if m["kind"] in ("stretch", "situational", "flaw") else "other",
+            )
+            for m in record.get("modifiers", [])
+        ]
+        return target_number(
+            record["rating"],
+            modifiers=modifiers,
+            augments=[a["bonus"] for a in record.get("augments", []) if a["bonus"]],
+            states=record.get("states", []),
+        )
+
+    @staticmethod
+    def _lapse_situational(records: Iterable[dict[str, Any]]) -> None:
+        """At the end of a round of a long contest situational modifiers lapse (R9)."""
+        for record in records:
+            record["modifiers"] = [
+                m for m in record.get("modifiers", []) if m["kind"] != "situational"
+            ]
+
+    # -- the shared actions ------------------------------------------------------------
+
+    def _do_narrate(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        self._require_gm(actor, "narrate the outcome")
+        self._require_phase("resolved", "finished")
+        self.state["narration"] = read_text(data, "narration", required=True)
+        return {"summary": self.state["narration"]}
+
+    def _do_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM adds a modifier line to a side or participant (§2.11-2.15, R9);
+        a situational one lasts one round of a long contest."""
+        self._require_gm(actor, "set modifiers")
+        self._require_phase("preparing")
+        key, record = self._holder(data)
+        kind = data.get("kind", "other")
+        if kind not in MODIFIER_KINDS:
+            raise RulesError(f"modifier kind must be one of {', '.join(MODIFIER_KINDS)}")
+        value, bumps = read_int(data, "value", default=0), read_int(data, "bumps", default=0)
+        if not -40 <= value <= 40 or not -3 <= bumps <= 3:
+            raise RulesError("a modifier is at most ±40 and ±3 bumps")
+        if value == 0 and bumps == 0:
+            raise RulesError("a modifier must change the value or give a bump")
+        label = read_text(data, "label", limit=80) or kind.replace("_", " ")
+        line = {"label": label, "value": value, "bumps": bumps, "kind": kind}
+        self._check_modifier(key, record, line)
+        record["modifiers"].append(line)
+        return {
+            "summary": f"{label} {value:+d} to {record['name']}"
+            + (f", {bumps:+d} bump" if bumps else "")
+        }
+
+    def _do_remove_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        self._require_gm(actor, "remove modifiers")
+        self._require_phase("preparing")
+        key, record = self._holder(data)
+        index = read_int(data, "index")
+        modifiers = record["modifiers"]
+        if not 0 <= index < len(modifiers):
+            raise RulesError("there is no such modifier")
+        self._check_modifier(key, record, modifiers[index])
+        removed = modifiers.pop(index)
+        return {"summary": f"{removed['label']} removed from {record['name']}"}
+
+    def _do_augment(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """An augment to a side or participant before the contest (§2.4, R8): rolled,
+        quick or plot."""
+        self._require_phase("preparing")
+        if self.started:
+            raise IllegalAction("augments come before the contest starts (§2.4)")
+        key, info = self._holder(data)
+        kind = data.get("kind")
+        helper = read_text(data, "helper", limit=120) or info["name"]
+        ability = read_text(data, "ability", limit=120)
+        if kind == "plot":
+            self._require_gm(actor, "give a plot augment")
+            bonus = read_int(data, "bonus")
+            if bonus not in PLOT_AUGMENTS:
+                raise RulesError("a plot augment is +3, +6, +9 or +20 (§2.4.3)")
+            entry = {"kind": "plot", "helper": "the GM", "ability": ability, "bonus": bonus}
+        elif kind in ("rolled", "quick"):
+            helper_id = data.get("helper_character_id")
+            own = helper_id is None or helper_id == info["character_id"]
+            if own:
+                self._require_control(actor, key, "augment their own ability")
+            elif not (actor.is_gm or helper_id in actor.character_ids):
+                raise IllegalAction("only the helper's player or the GM can offer that augment")
+            if not ability:
+                raise RulesError("name the augmenting ability")
+            self._check_own_augment(info, helper, own)
+            rating = Rating.parse(data.get("rating"))
+            if kind == "quick":
+                bonus = quick_augment(rating, rounding=data.get("rounding", "down"))
+                entry = {"kind": "quick", "helper": helper, "ability": ability, "bonus": bonus}
+            else:
+                entry = self._rolled_augment(data, roller, helper, ability, rating)
+        else:
+            raise RulesError("augment kind must be 'rolled', 'quick' or 'plot'")
+        info["augments"].append(entry)
+        payload: dict[str, Any] = {
+            "summary": f"{entry['helper']} augments {info['name']}"
+            + (f" with {ability}" if ability else "")
+            + f": {entry['bonus']:+d}",
+            "augments": [{"who": entry["helper"], "ability": ability, "bonus": entry["bonus"]}],
+        }
+        if kind == "rolled":
+            payload["rolls"] = [
+                {"who": helper, "ability": ability, "tn": entry["tn"], "roll": entry["roll"]},
+                {
+                    "who": "moderate resistance",
+                    "tn": entry["resistance"],
+                    "roll": entry["resistance_roll"],
+                },
+            ]
+        return payload
+
+    @staticmethod
+    def _check_own_augment(info: dict[str, Any], helper: str, own: bool) -> None:
+        """R8: one own augment per contest; after a failed attempt no other own attempt.
+        A required use of a community resource allows one more own augment (§8.2.1)."""
+        allowed = info.get("own_augments_allowed", 1) if own else 1
+        earlier_tries = [
+            a for a in info["augments"] if a["kind"] != "plot" and a["helper"] == helper
+        ]
+        failed_before = any(a["bonus"] <= 0 for a in earlier_tries)
+        if earlier_tries and (len(earlier_tries) >= allowed or failed_before):
+            raise IllegalAction(f"{helper} has already tried to augment this contest (§2.4)")
+
+    def _rolled_augment(
+        self, data: dict, roller: Roller, helper: str, ability: str, rating: Rating
+    ) -> dict[str, Any]:
+        roll = read_roll(data, "roll", roller)
+        resistance_roll = read_roll(data, "resistance_roll", roller)
+        # A group contest knows the campaign's base resistance from its framing.
+        base = self.state.get("base_resistance") or read_int(data, "base_resistance", default=14)
+        outcome = rolled_augment(
+            rating, roll, resistance_roll, base=base, better_roll=self.state["better_roll"]
+        )
+        return {
+            "kind": "rolled",
+            "helper": helper,
+            "ability": ability,
+            "bonus": augment_bonus(outcome),
+            "roll": roll,
+            "resistance_roll": resistance_roll,
+            "tn": str(rating),
+            "resistance": str(resistance("moderate", base)),
+        }
+
+    def _do_enter_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """With physical dice allowed, a player enters the d20 they rolled at home; the
+        next roll for that side or participant uses it."""
+        self._require_phase("preparing")
+        if not self.state.get("physical_dice"):
+            raise IllegalAction("this campaign rolls on the server; physical dice are off")
+        key, record = self._holder(data)
+        self._require_control(actor, key, "enter their roll")
+        roll = data.get("entered")
+        try:
+            check_roll(roll)
+        except ValueError as error:
+            raise RulesError(str(error)) from None
+        record["entered_roll"] = roll
+        text = f"{record['name']} rolled a physical d20: {roll}"
+        if self._gm_rolls_for(key):
+            return {"summary": f"The GM rolled for {record['name']} in secret", "gm_summary": text}
+        return {"summary": text}
+
+    @staticmethod
+    def _use_entered_roll(record: dict[str, Any], dice: dict[str, Any], key: str) -> None:
+        """A physical d20 entered for this side or participant is its next roll, stored
+        under `key` like a server roll (a recorded roll, on replay, stays as it was)."""
+        entered = record.pop("entered_roll", None)
+        if entered is not None:
+            dice.setdefault(key, entered)
+
+    def hides_gm_roll(self, audience: str) -> bool:
+        """Whether `audience` must not yet see the GM's dice of the pending roll."""
+        pending = self.state.get("pending")
+        return audience != "gm" and bool(pending) and not pending.get("revealed", True)
+
+    @staticmethod
+    def _roll_payload(summary: str, rolls: list[dict[str, Any]], secret: str) -> dict[str, Any]:
+        """A roll's event payload. While any of `rolls` is a hidden GM roll (marked
+        `hidden`), players and the archive read `secret` and the GM `gm_summary`."""
+        if not any(row.get("hidden") for row in rolls):
+            return {"summary": summary, "rolls": rolls}
+        return {"summary": secret, "gm_summary": summary, "rolls": rolls}
+
+    def _do_reveal(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM shows a hidden roll (campaign option: GM rolls hidden until revealed)."""
+        self._require_gm(actor, "reveal the GM's roll")
+        self._require_phase("rolled")
+        pending = self.state["pending"]
+        if pending.get("revealed", True):
+            raise IllegalAction("the GM's roll is already shown")
+        pending["revealed"] = True
+        return {"summary": self._reveal_text(pending)}

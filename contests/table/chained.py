@@ -1,0 +1,52 @@
+"""A chained contest (§5.4): each round's loser takes a wound, until one side is out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rules import ChainedContest
+from .base import SIDES
+from .long import LongFlow
+
+
+class ChainedFlow(LongFlow):
+    KIND = "chained"
+    MACHINE = ChainedContest
+    TOTALS_KIND = "state"
+    ROUND_TACTICS = ("normal", "disengage")
+
+    def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
+        return {"opponent_is_pc": self.side("opponent")["character_id"] is not None}
+
+    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
+        return machine.play_round(
+            **self._rolled(pending),
+            pc_modifier=change["pc"],
+            opponent_modifier=change["opponent"],
+            pc_disengages=self.side("pc")["round_tactic"] == "disengage",
+            opponent_disengages=self.side("opponent")["round_tactic"] == "disengage",
+        )
+
+    def _totals(self, machine: Any) -> dict[str, Any]:
+        state = machine.state()
+        return {
+            self.side("pc")["name"]: state["pc_state"] or "unharmed",
+            self.side("opponent")["name"]: state["opponent_state"] or "unharmed",
+        }
+
+    def _decide_long(self, machine: Any) -> None:
+        """A chained contest's wounds landed as its rounds were played (§5.4): they are
+        the consequences to confirm, a wounded winner's included (in place of a benefit
+        of victory)."""
+        super()._decide_long(machine)
+        if not self.state["apply_consequences"]:
+            return
+        wounds = machine.consequences()
+        earlier = {s["side"]: s for s in self.state["suggested"]}
+        suggested = [
+            {"side": side, "state": wounds[side]} if wounds[side] else earlier.get(side)
+            for side in SIDES
+        ]
+        self.state["suggested"] = [
+            s for s in suggested if s and self.side(s["side"])["character_id"] is not None
+        ]

@@ -1,0 +1,292 @@
+"""An extended contest (§5.3, R13): sides take turns, bidding advantage points (AP).
+
+Besides an exchange (bid, then the GM's roll), the side whose turn it is may take an
+unrelated action (§5.3.7) or disengage (§5.3.9); the winner may take a parting shot
+right after the exchange that decided it (§5.3.4), and characters outside the contest
+may give a side AP (§5.3.11).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rules import DEFAULT_BID, ExtendedContest, IllegalAction, RulesError
+from .base import (
+    SIDES,
+    ActionInput,
+    Actor,
+    AvailableAction,
+    Roller,
+    choice,
+    number,
+    read_int,
+    read_roll,
+    read_side,
+    read_text,
+    words,
+)
+from .long import LongFlow
+from .one_on_one import other_side
+
+
+class ExtendedFlow(LongFlow):
+    KIND = "extended"
+    MACHINE = ExtendedContest
+    TOTALS_KIND = "AP"
+
+    # -- the engine ---------------------------------------------------------------------
+
+    def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
+        return {"pc_bumps": pc.bumps}
+
+    def _totals(self, machine: Any) -> dict[str, Any]:
+        return {
+            self.side("pc")["name"]: machine.pc_ap,
+            self.side("opponent")["name"]: machine.opponent_ap,
+        }
+
+    def _decide_long(self, machine: Any) -> None:
+        super()._decide_long(machine)
+        if machine.ended_by == "disengaged":
+            self.state["outcome"]["disengaged"] = machine.disengaged
+
+    @property
+    def turn(self) -> str:
+        """The side whose turn it is (the PC's before the contest starts)."""
+        return self._machine().turn if self.state["machine"] else "pc"
+
+    def bid_limit(self, side: str) -> int:
+        """The most `side` may bid now: its AP once started, else its TN (R13)."""
+        if self.state["machine"]:
+            return self._machine().bid_limit(side)
+        tn = self.target(side)
+        if tn is None:
+            raise IllegalAction(f"{self.side(side)['name']} has no ability or rating yet")
+        return tn.rating.total
+
+    def _roll_bid(self) -> int:
+        """The acting side's bid: as bid, else the default 3, but never more than the
+        resistance has (R13)."""
+        if "bid" in self.state:
+            return self.state["bid"]
+        machine = self._machine()
+        return max(1, min(DEFAULT_BID, machine.bid_limit(machine.turn)))
+
+    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
+        action = pending.get("action", "exchange")
+        if action == "disengage":
+            side = pending["actor"]
+            return machine.disengage(
+                side=side,
+                roll=pending[f"{side}_roll"],
+                opponent_roll=pending[f"{other_side(side)}_roll"],
+                hero_point=pending["pc_hero_point"],
+            )
+        if action == "parting_shot":
+            shooter = pending["actor"]
+            return machine.parting_shot(
+                actor_roll=pending[f"{shooter}_roll"],
+                defender_roll=pending[f"{other_side(shooter)}_roll"],
+                bid=pending["bid"],
+                hero_point=pending["pc_hero_point"],
+                pc_modifier=change["pc"],
+            )
+        # An exchange (§5.3.1): the side whose turn it is acts with its bid; the other
+        # defends.
+        actor = machine.turn
+        return machine.exchange(
+            actor=actor,
+            actor_roll=pending[f"{actor}_roll"],
+            defender_roll=pending[f"{other_side(actor)}_roll"],
+            bid=pending["bid"],
+            hero_point=pending["pc_hero_point"],
+            pc_modifier=change["pc"],
+        )
+
+    # -- what an actor may do now ------------------------------------------------------
+
+    def _turn_offers(self, actor: Actor) -> list[AvailableAction]:
+        """The GM's roll; the bid, an unrelated action or disengaging for the side whose
+        turn it is (§5.3.1, §5.3.7, §5.3.9); AP gifts once under way (§5.3.11)."""
+        offers = super()._turn_offers(actor)
+        turn = self.turn
+        if self.controls(actor, turn) and (self.started or self.target(turn) is not None):
+            limit = self.bid_limit(turn)
+            if limit >= 1:
+                bid = number("bid", "Bid (AP)", 1, limit, default=min(DEFAULT_BID, limit))
+                offers.append(AvailableAction("bid", "Bid", (bid,)))
+        rated = all(self.side(s)["rating"] is not None for s in SIDES)
+        if self.controls(actor, turn) and rated:
+            side = self._key([(turn, self.side(turn)["name"])])
+            what = words("description", "What instead")
+            offers += [
+                AvailableAction("unrelated_action", "Give up the exchange", (side, what)),
+                AvailableAction("disengage", "Try to disengage", (side,), confirm=True),
+            ]
+        if self.started:
+            offers += self._gift_offers(actor)
+        return offers
+
+    def _gift_offers(self, actor: Actor) -> list[AvailableAction]:
+        """An AP gift from outside (§5.3.11): the GM's for anyone; a player's for their
+        characters outside the contest. The bid is at most the giver's rating."""
+        inside = {self.side(s)["character_id"] for s in SIDES}
+        givers = sorted(set(actor.character_ids) - inside)
+        inputs = (
+            choice("recipient", "To", self._keys()),
+            words("helper", "Giver", limit=120, required=True),
+            ActionInput("rating", "rating", "Giver's rating"),
+            ActionInput("bid", "int", "Bid (at most the rating)", minimum=1, default=DEFAULT_BID),
+            words("ability", "Ability", limit=120),
+        )
+        if actor.is_gm:
+            return [AvailableAction("gift", "Give AP from outside the contest", inputs)]
+        if not givers:
+            return []
+        who = choice("helper_character_id", "Giver", ((c, f"character #{c}") for c in givers))
+        return [AvailableAction("gift", "Give AP from outside the contest", (who, *inputs))]
+
+    def _decided_offers(self, actor: Actor) -> list[AvailableAction]:
+        shooter = self.parting_shot_by
+        if shooter is None or not self.controls(actor, shooter):
+            return []
+        limit = self._machine().bid_limit(shooter)
+        if limit < 1:
+            return []
+        bid = number("bid", "Bid (AP)", 1, limit, default=min(DEFAULT_BID, limit))
+        return [AvailableAction("parting_shot", "Take a parting shot", (bid,), confirm=True)]
+
+    # -- actions ------------------------------------------------------------------------
+
+    def _do_bid(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The acting side's bid in an extended contest (§5.3.1, R13: default 3)."""
+        self._require_phase("preparing")
+        turn = self.turn
+        self._require_control(actor, turn, "bid: it is their turn to act")
+        bid = read_int(data, "bid")
+        limit = self.bid_limit(turn)
+        if not 1 <= bid <= limit:
+            raise RulesError(f"a bid is 1 to {limit} AP for {self.side(turn)['name']}; not {bid}")
+        self.state["bid"] = bid
+        return {"summary": f"{self.side(turn)['name']} bids {bid} AP"}
+
+    def _own_turn(self, data: dict, actor: Actor, what: str) -> str:
+        """The side taking its turn with something other than an exchange; starts the
+        engine's contest when this is the first turn (AP are figured from the TNs)."""
+        self._require_phase("preparing")
+        side = read_side(data)
+        self._require_control(actor, side, what)
+        if self.state["machine"] is None:
+            self._require_ratings()
+            self._start_machine()
+        turn = self._machine().turn
+        if side != turn:
+            raise IllegalAction(
+                f"it is {self.side(turn)['name']}'s turn: {what} takes the side's own turn"
+            )
+        return side
+
+    def _do_unrelated_action(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """Give up this turn's exchange to do something else (§5.3.7); any roll it
+        needs is a simple contest of its own."""
+        side = self._own_turn(data, actor, "take an unrelated action")
+        description = read_text(data, "description")
+        machine = self._machine()
+        machine.unrelated_action(side=side, description=description)
+        self.state["machine"] = machine.to_json()
+        self._end_turn()
+        name = self.side(side)["name"]
+        return {
+            "summary": f"{name} gives up the exchange"
+            + (f": {description}" if description else ""),
+            "totals": self._totals(machine),
+            "totals_kind": "AP",
+        }
+
+    def _do_disengage(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """Try to leave the contest, as the side's turn (§5.3.9): both roll; after
+        hero points, `resolve` settles it (a victory ends the contest with no winner,
+        a defeat hands AP to the other side)."""
+        side = self._own_turn(data, actor, "disengage")
+        return self._pend(data, roller, action="disengage", actor=side)
+
+    @property
+    def parting_shot_by(self) -> str | None:
+        """The side that may take a parting shot now (§5.3.4), if any."""
+        if self.phase != "resolved" or not self.state["machine"]:
+            return None
+        return self._machine().parting_shot_by
+
+    def _do_parting_shot(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The winner acts once more right after the exchange that decided the contest
+        (§5.3.4): both roll; `resolve` plays it, and a failure may revive the loser."""
+        self._require_phase("resolved")
+        shooter = self.parting_shot_by
+        if shooter is None:
+            raise IllegalAction(
+                "a parting shot is for the winner of an extended contest, right after the "
+                "exchange that decided it (§5.3.4)"
+            )
+        self._require_control(actor, shooter, "take the parting shot")
+        limit = self._machine().bid_limit(shooter)
+        bid = read_int(data, "bid", default=max(1, min(DEFAULT_BID, limit)))
+        if not 1 <= bid <= limit:
+            raise RulesError(f"a bid is 1 to {limit} AP; not {bid}")
+        return self._pend(data, roller, action="parting_shot", actor=shooter, bid=bid)
+
+    def _do_gift(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """A character outside the contest tries to raise a side's AP (§5.3.11): they
+        bid at most their rating and roll against twice the bid. Takes no one's turn."""
+        self._require_phase("preparing")
+        if self.state["machine"] is None:
+            raise IllegalAction("AP gifts go to a side of an extended contest under way")
+        recipient = read_side(data, "recipient")
+        helper_id = data.get("helper_character_id")
+        if helper_id is not None and helper_id in {self.side(s)["character_id"] for s in SIDES}:
+            raise IllegalAction("only a character outside the contest gives AP (§5.3.11)")
+        if helper_id is None:
+            self._require_gm(actor, "give AP for someone without a character sheet")
+        elif not (actor.is_gm or helper_id in actor.character_ids):
+            raise IllegalAction("only the giver's player or the GM can offer that gift")
+        helper = read_text(data, "helper", required=True, limit=120)
+        ability = read_text(data, "ability", limit=120)
+        roll = read_roll(data, "roll", roller)
+        resistance_roll = read_roll(data, "resistance_roll", roller)
+        machine = self._machine()
+        entry = machine.gift(
+            recipient=recipient,
+            rating=data.get("rating"),
+            bid=read_int(data, "bid", default=DEFAULT_BID),
+            roll=roll,
+            resistance_roll=resistance_roll,
+        )
+        self.state["machine"] = machine.to_json()
+        name = self.side(recipient)["name"]
+        gainers = [
+            f"{self.side(side)['name']} gains {points} AP"
+            for side, points in entry["change"].items()
+            if points
+        ]
+        return {
+            "summary": f"{helper} gives {name} AP"
+            + (f" with {ability}" if ability else "")
+            + f": bid {entry['bid']}, {entry['outcome']}; "
+            + (", ".join(gainers) or "nothing changes"),
+            "rolls": [
+                {
+                    "who": helper,
+                    "ability": ability,
+                    "tn": entry["tn"],
+                    "roll": roll,
+                    "result": entry["result"],
+                },
+                {
+                    "who": "the resistance",
+                    "tn": entry["resistance"],
+                    "roll": resistance_roll,
+                    "result": entry["resistance_result"],
+                },
+            ],
+            "totals": self._totals(machine),
+            "totals_kind": "AP",
+        }

@@ -1,0 +1,129 @@
+"""What the long one-on-one contests share (§5): scored, extended and chained contests
+play each roll as a round of the rules engine's machine until it says the contest is
+over. A kind names its machine and says how a round is played and totalled."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..rules import Rating, Result
+from .base import SIDES
+from .one_on_one import TableFlow
+
+
+class LongFlow(TableFlow):
+    """A one-on-one contest over rounds: the engine starts with the first roll."""
+
+    is_long = True
+    RESOLVE_LABEL = "Resolve the round"
+    MACHINE: ClassVar[Any]  # the engine's contest class
+    TOTALS_KIND: ClassVar[str]  # what the totals count: "RP", "AP" or "state"
+
+    # -- the engine's machine ---------------------------------------------------------
+
+    def _before_roll(self) -> None:
+        if self.state["machine"] is None:
+            self._start_machine()
+
+    def _start_machine(self) -> None:
+        pc, opponent = self.target("pc"), self.target("opponent")
+        setup: dict[str, Any] = {
+            "pc": pc.rating.total,
+            "opponent": opponent.rating.total,
+            "better_roll": self.state["better_roll"],
+            **self._machine_setup(pc, opponent),
+        }
+        machine = self.MACHINE(**setup)
+        self.state["machine"] = machine.to_json()
+        # Later rounds' situational modifiers are the change from these TNs (R9).
+        self.state["start_tn"] = {"pc": pc.rating.total, "opponent": opponent.rating.total}
+
+    def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
+        """What this kind's machine takes besides the two ratings and the better roll."""
+        return {}
+
+    def _machine(self) -> Any:
+        return self.MACHINE.from_json(self.state["machine"])
+
+    # -- a round ------------------------------------------------------------------------
+
+    def _settle(self, pending: dict[str, Any]) -> dict:
+        machine = self._machine()
+        change = {
+            side: self.target(side).rating.total - self.state["start_tn"][side] for side in SIDES
+        }
+        entry = self._play_round(machine, pending, change)
+        self.state["machine"] = machine.to_json()
+        self.state["rounds"].append({**pending, "entry": jsonable(entry)})
+        self.state["pending"] = None
+        self._end_turn()
+        totals = self._totals(machine)
+        payload = {
+            "summary": f"Round {self.state['round'] - 1}: "
+            + ", ".join(f"{k} {v}" for k, v in totals.items()),
+            "totals": totals,
+            "totals_kind": self.TOTALS_KIND,
+        }
+        if machine.is_over:
+            self._decide_long(machine)
+            self._apply_variant(self.level_for_pc() or 0)
+        else:
+            # A failed parting shot can bring the loser back (§5.3.4): play goes on.
+            self.state.update(phase="preparing", outcome=None, suggested=[])
+        return payload
+
+    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
+        """Play the pending roll as the engine's next round or exchange (§5); `change`:
+        each side's TN now less the one the engine started with (R9)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _rolled(pending: dict) -> dict[str, Any]:
+        """The pending roll's dice and hero points, as the engines take them."""
+        return {
+            "pc_roll": pending["pc_roll"],
+            "opponent_roll": pending["opponent_roll"],
+            "pc_hero_point": pending["pc_hero_point"],
+            "opponent_hero_point": pending["opponent_hero_point"],
+        }
+
+    def _totals(self, machine: Any) -> dict[str, Any]:
+        """Each side's standing, by name, for the log and the totals."""
+        raise NotImplementedError
+
+    def _end_turn(self) -> None:
+        """After a turn or round: one-round modifiers and tactics lapse (R9)."""
+        self.state["round"] += 1
+        self._lapse_situational(self.side(side) for side in SIDES)
+        for side in SIDES:
+            self.side(side)["round_tactic"] = "normal"
+        self.state.pop("bid", None)
+
+    def _decide_long(self, machine: Any) -> None:
+        """The engine says the contest is over: its winner and degree decide it."""
+        self._decide(machine.winner, machine.degree)
+
+    # -- escalation (§2.8.2): a decided simple contest goes on as this kind --------------
+
+    @classmethod
+    def escalation_setup(cls, pc: dict[str, Any], opponent: dict[str, Any]) -> dict[str, Any]:
+        """What the machine's `escalate` takes besides the ratings, from the two sides."""
+        return {}
+
+
+def jsonable(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return jsonable(value._asdict())
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Result):
+        return value.label
+    if isinstance(value, Rating):
+        return str(value)
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)

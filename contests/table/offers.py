@@ -1,0 +1,142 @@
+"""What the actions every flow shares offer (base.py `BaseFlow`): modifier lines and
+augments, physical dice, the reveal of the GM's hidden roll and narration, for the sides
+or participants an actor may name (`_keys`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..rules import IllegalAction
+from .base import (
+    GM,
+    MODIFIER_KINDS,
+    PLOT_AUGMENTS,
+    ActionInput,
+    Actor,
+    AvailableAction,
+    BaseFlow,
+    choice,
+    number,
+    words,
+)
+
+
+class SharedOffers(BaseFlow):
+    """`BaseFlow` with the offers of its shared actions (the families build on it)."""
+
+    def _shared_offers(self, actor: Actor) -> list[AvailableAction]:
+        """Modifier lines, augments, physical dice, the reveal and narration."""
+        offers: list[AvailableAction] = []
+        keys = self._keys()
+        mine = [(k, label) for k, label in keys if self.controls(actor, k)]
+        if self.phase == "preparing":
+            if actor.is_gm:
+                offers += self._modifier_offers(keys)
+            if not self.started:
+                offers += self._augment_offers(actor, keys, mine)
+            if self.state.get("physical_dice") and mine:
+                entered = number("entered", "Your d20", 1, 20)
+                offers.append(
+                    AvailableAction(
+                        "enter_roll", "Enter a physical roll", (self._key(mine), entered)
+                    )
+                )
+        if (
+            actor.is_gm
+            and self.phase == "rolled"
+            and not self.state["pending"].get("revealed", True)
+        ):
+            offers.append(AvailableAction("reveal", "Reveal the GM's roll", confirm=True))
+        if actor.is_gm and self.phase in ("resolved", "finished"):
+            offers.append(
+                AvailableAction(
+                    "narrate",
+                    "Narrate the outcome",
+                    (words("narration", "Narration", required=True),),
+                )
+            )
+        return offers
+
+    def _key(self, keys: Iterable[tuple[str, str]]) -> ActionInput:
+        return choice(self.KEY, "Who", keys)
+
+    def _modifier_offers(self, keys: list[tuple[str, str]]) -> list[AvailableAction]:
+        offers = []
+        rules: dict[tuple[tuple[str, ...], int], list[tuple[str, str]]] = {}
+        for key, label in keys:
+            allowed = self._modifier_rule(key)
+            if allowed is not None:
+                rules.setdefault(allowed, []).append((key, label))
+        for (kinds, bumps), holders in rules.items():
+            inputs = (
+                self._key(holders),
+                choice("kind", "Kind", ((k, k.replace("_", " ")) for k in kinds)),
+                number("value", "Value (not 0 with no bump)", -40, 40, default=0),
+                number("bumps", "Bumps", -bumps, bumps, default=0),
+                words("label", "Label", limit=80),
+            )
+            offers.append(AvailableAction("modifier", "Add a modifier", inputs))
+        for key, label in keys:
+            record = self._holder({self.KEY: key})[1]
+            lines = [
+                (i, line["label"])
+                for i, line in enumerate(record["modifiers"])
+                if self._accepts("remove_modifier", GM, **{self.KEY: key, "index": i})
+            ]
+            if lines:
+                inputs = (self._key([(key, label)]), choice("index", "Modifier", lines))
+                offers.append(
+                    AvailableAction("remove_modifier", f"Remove a modifier from {label}", inputs)
+                )
+        return offers
+
+    def _modifier_rule(self, key: str) -> tuple[tuple[str, ...], int] | None:
+        """The modifier kinds and the most bumps the GM may give `key` now (None: none)."""
+        return MODIFIER_KINDS, 3
+
+    def _augment_offers(
+        self, actor: Actor, keys: list[tuple[str, str]], mine: list[tuple[str, str]]
+    ) -> list[AvailableAction]:
+        """A plot augment (the GM), one's own (R8: once, until it fails) and a helper's
+        of the actor's characters outside the contest (whether that helper has tried
+        already is the service's to know: the flow knows helpers by name)."""
+        offers = []
+        if actor.is_gm:
+            inputs = (
+                self._key(keys),
+                choice("kind", "Augment", [("plot", "a plot augment (§2.4.3)")]),
+                choice("bonus", "Bonus", ((b, f"+{b}") for b in PLOT_AUGMENTS)),
+                words("ability", "Ability", limit=120),
+            )
+            offers.append(AvailableAction("augment", "Give a plot augment", inputs))
+        own = [(k, label) for k, label in mine if self._own_augment_open(k)]
+        rated = (
+            words("ability", "Ability", limit=120, required=True),
+            ActionInput("rating", "rating", "Rating"),
+        )
+        kinds = choice(
+            "kind", "Augment", [("rolled", "rolled (§2.4.1)"), ("quick", "quick (§2.4.2)")]
+        )
+        if own:
+            offers.append(
+                AvailableAction("augment", "Augment your ability", (self._key(own), kinds, *rated))
+            )
+        inside = {self._holder({self.KEY: k})[1].get("character_id") for k, _ in keys}
+        helpers = sorted(set(actor.character_ids) - inside)
+        if helpers:
+            who = choice("helper_character_id", "Helper", ((c, f"character #{c}") for c in helpers))
+            helper = words("helper", "Helper's name", limit=120, required=True)
+            offers.append(
+                AvailableAction(
+                    "augment", "Help with an augment", (self._key(keys), kinds, who, helper, *rated)
+                )
+            )
+        return offers
+
+    def _own_augment_open(self, key: str) -> bool:
+        record = self._holder({self.KEY: key})[1]
+        try:
+            self._check_own_augment(record, record["name"], True)
+        except IllegalAction:
+            return False
+        return True

@@ -1,0 +1,42 @@
+"""A scored contest (§5.1, R12): rounds of simple contests, resolution points to 5."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rules import ScoredContest
+from .long import LongFlow
+
+
+class ScoredFlow(LongFlow):
+    KIND = "scored"
+    MACHINE = ScoredContest
+    TOTALS_KIND = "RP"
+    ROUND_TACTICS = ("normal", "risky_gambit", "defensive", "asymmetrical", "disengage")
+
+    def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
+        return {
+            "pc_name": self.side("pc")["name"],
+            "opponent_name": self.side("opponent")["name"],
+            "stakes": self.state["stakes"],
+            "opponent_is_pc": self.side("opponent")["character_id"] is not None,
+        }
+
+    @classmethod
+    def escalation_setup(cls, pc: dict[str, Any], opponent: dict[str, Any]) -> dict[str, Any]:
+        return {"pc_name": pc["name"], "opponent_name": opponent["name"]}
+
+    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
+        return machine.play_round(
+            **self._rolled(pending),
+            pc_tactic=self.side("pc")["round_tactic"],
+            opponent_tactic=self.side("opponent")["round_tactic"],
+            pc_modifier=change["pc"],
+            opponent_modifier=change["opponent"],
+        )
+
+    def _totals(self, machine: Any) -> dict[str, Any]:
+        return {
+            self.side("pc")["name"]: machine.pc_points,
+            self.side("opponent")["name"]: machine.opponent_points,
+        }
