@@ -11,7 +11,7 @@ import pytest
 from contests import events
 from contests.events import EventContractError, EventType, checked_payload, visible
 from contests.models import ContestEvent
-from contests.services import load_flow
+from contests.table import load_flow
 from contests.table_actions import KNOWN_ACTIONS
 
 from .conftest import ability

@@ -1,0 +1,21 @@
+"""Every change to a contest: framing, each action at the table, and undo.
+
+Each call is one transaction that locks the contest row, checks who may act, validates
+through the rules engine (via the contest's flow), appends one `ContestEvent` and
+broadcasts only after commit. A client idempotency key makes a double click, a resend or
+two browsers submitting the same action at once give exactly one event.
+"""
+
+from .acting import contest_act
+from .common import ActionResult, ContestError, actor_for
+from .framing import contest_frame
+from .sheets import social_penalties
+
+__all__ = [
+    "ActionResult",
+    "ContestError",
+    "actor_for",
+    "contest_act",
+    "contest_frame",
+    "social_penalties",
+]

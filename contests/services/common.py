@@ -1,0 +1,85 @@
+"""What every contest service shares: the refusal, the result, who the actor is,
+idempotency keys and the broadcast after commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from campaigns.access import campaign_role
+from campaigns.models import Campaign
+from characters.models import Character
+from community.models import ResourceDraw
+
+from ..live import broadcast_contest
+from ..models import Contest, ContestEvent
+from ..table import Actor
+
+MAX_KEY_LENGTH = 64
+# Group flows keep every die of an action under "dice".
+# Keys only the server fills in: dice, and penalties read from the community (§8.2).
+ROLL_KEYS = frozenset(
+    {"pc_roll", "opponent_roll", "roll", "resistance_roll", "dice", "sheet_penalties"}
+)
+UNDOABLE = "undone"
+
+
+class ContestError(Exception):
+    """An action the table refuses, with a message for the person who tried it."""
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    contest: Contest
+    event: ContestEvent
+    created: bool  # False: the same idempotency key was already done ("already done")
+
+
+def actor_for(campaign: Campaign, user) -> Actor:
+    """The user as an actor at this campaign's table, or PermissionDenied."""
+    role = campaign_role(campaign, user)
+    if role is None:
+        raise PermissionDenied("not a member of this campaign")
+    if role != "player":
+        # The GM acts for every character and a spectator for none: no lookup needed.
+        return Actor(user_id=user.pk, role=str(role))
+    characters = Character.objects.filter(campaign=campaign, player=user).values_list(
+        "id", flat=True
+    )
+    return Actor(user_id=user.pk, role=str(role), character_ids=frozenset(characters))
+
+
+def _check_key(key: str) -> str:
+    if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise ContestError("every action needs an idempotency key of 1 to 64 characters")
+    return key
+
+
+def _approved_draw(campaign: Campaign, draw_id: Any):
+
+    if isinstance(draw_id, bool) or not isinstance(draw_id, int):
+        raise ContestError("draw_id must be a whole number")
+    draw = (
+        ResourceDraw.objects.select_related("resource", "character")
+        .filter(pk=draw_id, community__campaign=campaign, status="approved")
+        .first()
+    )
+    if draw is None:
+        raise ContestError("there is no approved, unsettled draw on a resource with that number")
+    return draw
+
+
+def _emit(contest: Contest, event: ContestEvent) -> None:
+    """Broadcast the contest once the action commits, from the objects it used."""
+    # Imported here: rendering pulls in templates, which services need not load.
+
+    transaction.on_commit(lambda: broadcast_contest(contest, event))
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(error.messages)
+    return str(error)

@@ -1,0 +1,108 @@
+"""What an action changes outside the contest (hero points, conditions, participant
+records, community draws), and how an undo reverses it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from characters import services as character_services
+from characters.models import Character, Condition
+from community.services import community_draw_settle
+
+from ..models import Contest, ContestEvent, ContestParticipant
+from ..rules import IllegalAction
+from ..table import TableFlow
+from .common import ContestError, _approved_draw
+
+
+def _settle_resource_draw(contest: Contest, flow: TableFlow, user) -> dict:
+
+    draw_id = contest.framing.get("draw_id")
+    level = flow.level_for_pc()
+    if draw_id is None or level is None:
+        return {}
+    draw = _approved_draw(contest.campaign, draw_id)
+    settled = community_draw_settle(
+        draw=draw, actor=user, outcome_level=level, contest_id=contest.pk
+    )
+    return {
+        "resource_draw": {
+            "resource": draw.resource.name,
+            "depletion": settled.draw.depletion,
+            "social_penalty": settled.social_penalty,
+        }
+    }
+
+
+def _apply_side_effects(
+    contest: Contest, flow: TableFlow, action: str, payload: dict, user
+) -> dict:
+    """What an action changes outside the contest: hero points, conditions."""
+
+    effects: dict[str, Any] = {}
+    # A bump, a boost or a final action (§2.3.5.5, §4.5.3, §5.3.5): one point per event.
+    if payload.get("hero_point"):
+        character = Character.objects.get(pk=payload["hero_point"]["character_id"])
+        if character.hero_points < 1:
+            raise IllegalAction(f"{character.name} has no hero point left")
+        reason = "a boost" if action == "boost" else "a bump"
+        if action == "final_action":
+            reason = "a final action"
+        character_services.character_hero_point_spend(
+            character=character, actor=user, reason=f"{reason} in contest #{contest.number}"
+        )
+    if action == "join":
+        row = ContestParticipant.objects.create(contest=contest, **payload["joined"])
+        effects["participant_row"] = row.pk
+    if action == "apply_consequences":
+        created = []
+        for item in payload["applied"]:
+            if item["character_id"] is None:
+                continue
+            if item.get("side") == "pc" and contest.framing.get("draw_used_as") == "ability":
+                # The resource was the ability: its depletion replaces the PC's
+                # consequences of defeat (§8.2).
+                continue
+            character = Character.objects.get(pk=item["character_id"])
+            abilities = list(character.abilities.filter(name=item["ability"]))
+            condition = character_services.character_condition_apply(
+                character=character,
+                actor=user,
+                state=item["state"],
+                abilities=abilities,
+                cause=f"contest #{contest.number}: {contest.prize or contest.obstacle}"[:200],
+                contest_id=contest.pk,
+            )
+            created.append(condition.pk)
+        effects["conditions"] = created
+        effects.update(_settle_resource_draw(contest, flow, user))
+    return effects
+
+
+def _reverse_side_effects(event: ContestEvent, user) -> None:
+
+    if event.payload.get("resource_draw"):
+        raise ContestError(
+            "the community resource's depletion is settled and stays; "
+            "the GM can correct it with a plot event on the community page"
+        )
+    if event.payload.get("hero_point"):
+        character = Character.objects.get(pk=event.payload["hero_point"]["character_id"])
+        # The ledger undoes only its latest step; the spend must still be that step.
+        step = character_services.undoable_step(character)
+        if step is None or step.reason != "hp_spend":
+            raise ContestError(
+                f"{character.name}'s sheet has changed since that hero point was spent; "
+                "it cannot be returned by undo"
+            )
+        character_services.character_step_undo(character=character, actor=user)
+    if event.payload.get("participant_row"):
+        ContestParticipant.objects.filter(pk=event.payload["participant_row"]).delete()
+    if event.type == "apply_consequences":
+        for condition in Condition.objects.filter(pk__in=event.payload.get("conditions", [])):
+            character_services.character_condition_clear(
+                character=condition.character,
+                actor=user,
+                condition=condition,
+                reason="the GM undid the consequences",
+            )

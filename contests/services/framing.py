@@ -1,0 +1,320 @@
+"""Framing a contest: the GM's form or message, checked and resolved against the
+campaign's sheets, NPC library and community draws (§2.3.2, §4, §8.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Max
+
+from campaigns.models import Campaign
+from characters.models import Ability, Character
+from characters.selectors import ability_rating, ability_states
+
+from ..events import EventType, checked_payload
+from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
+from ..rules import Rating, RulesError, quick_augment, resistance
+from ..table import flow_class
+from .common import (
+    ActionResult,
+    ContestError,
+    _approved_draw,
+    _check_key,
+    _emit,
+    actor_for,
+)
+
+
+def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
+    """Fill a side from a character's sheet: name, player and the chosen ability."""
+    character_id = raw.get("character_id")
+    character = Character.objects.filter(pk=character_id, campaign=campaign).first()
+    if character is None:
+        raise ContestError(f"the {side} side's character is not in this campaign")
+    filled = {
+        "name": character.name,
+        "character_id": character.pk,
+        "player_id": character.player_id,
+    }
+    ability_id = raw.get("ability_id")
+    if ability_id:
+        ability = Ability.objects.filter(pk=ability_id, character=character).first()
+        if ability is None:
+            raise ContestError(f"{character.name} has no such ability")
+        filled.update(
+            ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
+        )
+    return filled
+
+
+def _group_participants(campaign: Campaign, data: dict) -> list[dict]:
+    """A group contest's participants, each filled from the sheet or the library.
+
+    `data["participants"]`: [{character_id, ability_id?, side?} for a character, or
+    {name, level | rating | npc_id, ability?, side?} for the GM's, each with optional
+    `role` and `owner` (scored followers; without a side a follower stands on its
+    owner's)]. A name given with a library NPC names that one (two raiders from one
+    entry). The frame form sends a shorter shape: `pc` and `characters` (ids) on the
+    PCs' side against `opponent`, then its rows of further opponents and followers as
+    `participants`, where a blank row is `{}` and skipped so that errors name the row.
+    """
+    rows = data.get("participants")
+    if rows is not None and not isinstance(rows, list):
+        raise ContestError("participants must be a list")
+    participants = []
+    if rows is None or data.get("pc") or data.get("characters"):
+        participants = [
+            _group_participant(campaign, entry)
+            for entry in _framed_group(data, with_rows=bool(rows))
+        ]
+    for number, entry in enumerate(rows or [], start=1):
+        if entry == {}:
+            continue  # a blank row of the frame form
+        try:
+            participant = _group_participant(campaign, entry, row=True)
+            if any(p["name"] == participant["name"] for p in participants):
+                raise ContestError(
+                    f"{participant['name']!r} is already taking part; "
+                    "give each participant a name of its own"
+                )
+        except ContestError as error:
+            raise ContestError(f"{_row_label(number, entry)}: {error}") from None
+        participants.append(participant)
+    for participant in participants:
+        if "side" not in participant:  # a follower without a side: its owner's
+            owner = next((p for p in participants if p["name"] == participant["owner"]), None)
+            participant["side"] = owner.get("side", "opponent") if owner else "opponent"
+    return participants
+
+
+def _framed_group(data: dict, *, with_rows: bool) -> list[dict]:
+    """The frame form's short shape: `pc` and the ticked `characters` on the PCs' side,
+    against `opponent`, which may be left blank when the form's rows name the opposition."""
+    pc = data.get("pc") if isinstance(data.get("pc"), dict) else {}
+    more = data.get("characters") if isinstance(data.get("characters"), list) else []
+    ids = [pc.get("character_id"), *more]
+    framed = [{"character_id": c, "side": "pc"} for c in dict.fromkeys(ids) if c]
+    opponent = data.get("opponent") or {}
+    if not isinstance(opponent, dict):
+        raise ContestError("the opponent must be an object")
+    if opponent or not with_rows:
+        framed.append({**opponent, "side": "opponent"})
+    return framed
+
+
+def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> dict:
+    """One participant of a group contest: a character from their sheet, or the GM's
+    from a class, a rating or the library. A row of `participants` must be complete:
+    a name and exactly one of class, rating and library NPC (an NPC brings its name)."""
+    if not isinstance(entry, dict):
+        raise ContestError("each participant is an object")
+    extra = {k: entry[k] for k in ("side", "role", "owner") if entry.get(k)}
+    if row:
+        for key in ("character_id", "ability_id", "npc_id"):
+            value = entry.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ContestError(f"{key} must be a whole number")
+    if entry.get("character_id"):
+        extra.setdefault("side", "pc")
+        return {**_character_side(campaign, entry, "participant"), **extra}
+    name = entry.get("name") or ""
+    if not isinstance(name, str):
+        raise ContestError("a name is text")
+    if row:
+        given = [key for key in ("npc_id", "level", "rating") if entry.get(key) not in (None, "")]
+        if not given:
+            raise ContestError("give it a class, a rating or a library NPC")
+        if len(given) > 1:
+            raise ContestError("give it only one of a class, a rating or a library NPC")
+        if not name.strip() and not entry.get("npc_id"):
+            raise ContestError("give it a name")
+    filled = _resistance_side(campaign, entry)
+    if row and entry.get("npc_id") and name.strip():
+        filled["name"] = name.strip()  # one library entry, several of them in the contest
+    if not extra.get("owner"):
+        extra.setdefault("side", "opponent")
+    return {**filled, **extra}
+
+
+def _row_label(number: int, entry: Any) -> str:
+    name = entry.get("name") if isinstance(entry, dict) else None
+    label = f"participant row {number}"
+    return f"{label} ({name.strip()})" if isinstance(name, str) and name.strip() else label
+
+
+def _roster(campaign: Campaign) -> list[dict]:
+    """The campaign's characters and their abilities, for the table's forms (who may
+    join a contest or help from outside it); ratings are read again when used."""
+    roster: dict[int, dict] = {}
+    characters = Character.objects.filter(campaign=campaign).order_by("name", "id")
+    for character in characters:
+        roster[character.pk] = {
+            "character_id": character.pk,
+            "name": character.name,
+            "player_id": character.player_id,
+            "abilities": [],
+        }
+    abilities = (
+        Ability.objects.filter(character__campaign=campaign, follower__isnull=True)
+        .exclude(kind="flaw")
+        .select_related("keyword")
+        .order_by("character_id", "position", "id")
+    )
+    for ability in abilities:
+        roster[ability.character_id]["abilities"].append(
+            {
+                "ability_id": ability.pk,
+                "name": ability.name,
+                "rating": str(Rating(ability_rating(ability))),
+            }
+        )
+    return list(roster.values())
+
+
+def _resistance_side(campaign: Campaign, raw: dict) -> dict:
+    """The opposition: a class from the base resistance, an explicit rating such as
+    `5M`, or (done by the caller) a library NPC's rating (§2.3.3, R2)."""
+    npc_id = raw.get("npc_id")
+    if npc_id:
+        npc = campaign.npcs.filter(pk=npc_id).first()
+        if npc is None:
+            raise ContestError("there is no such opponent in this campaign's library")
+        return {"name": npc.name, "rating": npc.rating, "ability": raw.get("ability", "")}
+    name = (raw.get("name") or "").strip() or "Resistance"
+    level, rating = raw.get("level"), raw.get("rating")
+    try:
+        if level:
+            total = resistance(level, campaign.rules_options.base_resistance).total
+        elif rating not in (None, ""):
+            total = Rating.parse(rating).total
+        else:
+            raise ContestError("give the resistance a class (moderate, high…) or a rating")
+    except ValueError as error:
+        raise ContestError(str(error)) from None
+    return {"name": name, "rating": total, "ability": raw.get("ability", "")}
+
+
+def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> None:
+    """Use an approved draw on a community resource (§8.2) in this contest: the resource
+    is the PC's ability, or a quick augment to it; its depletion is settled when the GM
+    confirms the consequences."""
+    if draw_id in (None, ""):
+        return
+    draw = _approved_draw(campaign, draw_id)
+    if draw.character_id != framing["pc"]["character_id"]:
+        raise ContestError(f"that draw is {draw.character_name}'s; frame the contest for them")
+    rating = draw.resource.effective_total
+    framing["draw_id"] = draw.pk
+    framing["draw_used_as"] = draw.used_as
+    framing["pc"]["own_augments_allowed"] = draw.own_augments_allowed
+    if draw.used_as == "augment":
+        bonus = quick_augment(rating, rounding=campaign.rules_options.quick_augment_rounding)
+        framing["pc"]["augments"] = [
+            {
+                "kind": "quick",
+                "helper": draw.resource.name,
+                "ability": "community resource",
+                "bonus": bonus,
+            }
+        ]
+    else:
+        framing["pc"].update(ability=draw.resource.name, rating=rating, states=[])
+
+
+@transaction.atomic
+def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str) -> ActionResult:
+    """The GM frames a contest (§2.3.2): type, prize, obstacle, participants, resistance.
+
+    `data`: kind, prize, obstacle, stakes, pc {character_id, ability_id?}, opponent
+    {character_id, ability_id?} for PC vs PC or {name, level | rating} for a resistance.
+    """
+    key = _check_key(idempotency_key)
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    actor = actor_for(campaign, user)
+    if not actor.is_gm:
+        raise PermissionDenied("only the GM frames contests")
+    earlier = (
+        ContestEvent.objects.filter(contest__campaign=campaign, seq=1, idempotency_key=key)
+        .select_related("contest")
+        .first()
+    )
+    if earlier:
+        return ActionResult(earlier.contest, earlier, created=False)
+    session = campaign.open_session()
+    if session is None:
+        raise ContestError("start a session first: every contest belongs to a session")
+    if not isinstance(data, dict):
+        raise ContestError("the framing must be an object")
+    framing = {
+        "kind": data.get("kind") or "simple",
+        "physical_dice": getattr(campaign, "physical_dice", False),
+        "hide_gm_rolls": getattr(campaign, "roll_visibility", "public") == "gm_hidden",
+        "apply_consequences": getattr(campaign, "apply_consequences", True),
+        "prize": data.get("prize", ""),
+        "secondary_prize": data.get("secondary_prize", ""),
+        "variant": data.get("variant") or "normal",
+        "obstacle": data.get("obstacle", ""),
+        "stakes": data.get("stakes", "rising_action"),
+        "better_roll": campaign.rules_options.better_roll,
+    }
+    if str(framing["kind"]).startswith("group_"):
+        framing.update(
+            participants=_group_participants(campaign, data),
+            pc_side=data.get("pc_side") or "pc",
+            order=data.get("order") or "daring",
+            base_resistance=campaign.rules_options.base_resistance,
+            roster=_roster(campaign),
+        )
+    else:
+        rows = data.get("participants")
+        if rows and (not isinstance(rows, list) or any(rows)):
+            raise ContestError(
+                "more opponents and followers are for group contests: choose a group type, "
+                "or clear the extra participant rows"
+            )
+        framing["pc"] = _character_side(campaign, data.get("pc") or {}, "PC")
+        opponent = data.get("opponent") or {}
+        _frame_resource_draw(campaign, data.get("draw_id"), framing)
+        framing["opponent"] = (
+            _character_side(campaign, opponent, "opponent")
+            if opponent.get("character_id")
+            else _resistance_side(campaign, opponent)
+        )
+        if framing["kind"] == "extended":
+            framing["roster"] = _roster(campaign)  # for AP gifts from outside (§5.3.11)
+    try:
+        flow = flow_class(framing["kind"]).frame(framing)
+    except RulesError as error:
+        raise ContestError(str(error)) from None
+    number = (campaign.contests.aggregate(n=Max("number"))["n"] or 0) + 1
+    contest = Contest.objects.create(
+        campaign=campaign,
+        session=session,
+        number=number,
+        kind=flow.kind,
+        status=ContestStatus.RUNNING,
+        prize=flow.state["prize"],
+        obstacle=flow.state["obstacle"],
+        resistance_name=flow.side("opponent")["name"],
+        resistance_rating=flow.side("opponent")["rating"],
+        framing=framing,
+        state=flow.to_json(),
+        seq=1,
+    )
+    for row in flow.participant_rows():
+        ContestParticipant.objects.create(contest=contest, **row)
+    summary = f"The GM frames a {contest.get_kind_display().lower()}"
+    if flow.state["prize"]:
+        summary += f": {flow.state['prize']}"
+    event = ContestEvent.objects.create(
+        contest=contest,
+        seq=1,
+        actor=user,
+        type=EventType.FRAMED,
+        payload=checked_payload(EventType.FRAMED, {"summary": summary, "data": framing}),
+        idempotency_key=key,
+    )
+    _emit(contest, event)
+    return ActionResult(contest, event, created=True)

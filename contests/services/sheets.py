@@ -1,0 +1,172 @@
+"""What a player's message may name and the server reads for it: abilities from the
+sheet, their ratings, states and community penalties (§2.4, §8.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db.models import F, Q
+
+from characters import services as character_services
+from characters.models import Ability, Character
+from characters.selectors import ability_rating, ability_states
+from community.models import ResourceDraw
+
+from ..models import Contest
+from ..rules import Rating
+from ..rules.community import social_penalty_in_force
+from .common import ContestError
+from .framing import _character_side, _resistance_side
+
+
+def social_penalties(ability: Ability) -> list[dict[str, Any]]:
+    """§8.2: when a draw on a community resource failed its prize, the penalty also
+    falls on the social ability the character lobbied the community with, for the
+    rest of the interval. With the community's optional rule (`social_penalties_linger`)
+    earlier intervals' penalties still apply, less 3 per interval ended since. One query."""
+
+    current = F("community__interval_number")
+    draws = (
+        ResourceDraw.objects.filter(
+            character_id=ability.character_id,
+            ability_name=ability.name,
+            social_penalty__lt=0,
+        )
+        .filter(
+            Q(interval=current) | Q(community__social_penalties_linger=True, interval__lt=current)
+        )
+        .select_related("resource", "community")
+        .order_by("interval", "created_at", "id")
+    )
+    lines = []
+    for d in draws:
+        community = d.community
+        now = community.interval_number
+        value = social_penalty_in_force(
+            d.social_penalty, d.interval, now, linger=community.social_penalties_linger
+        )
+        if not value:
+            continue  # shed entirely
+        label = f"social penalty: drawing on {d.resource.name}"
+        if d.interval < now:
+            label += (
+                f" ({value:+d} left of {d.social_penalty:+d},"
+                f" since {community.interval_name} {d.interval})"
+            )
+        lines.append({"label": label, "value": value})
+    return lines
+
+
+def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> dict[str, Any]:
+    """Ratings come from the character sheet, never from the browser.
+
+    `choose_ability` with `ability_id` reads that ability's rating and states; with
+    `new_ability` (as-you-go, §3.1) it first adds the ability to the sheet. In a group
+    contest the character is the `participant`'s, and `switch_ability` and
+    `final_action` read an `ability_id` the same way. `join` with `character_id` reads
+    the character (and `ability_id`), else the GM's `{name, level | rating | npc_id}`.
+    `augment` and `gift` with `helper_ability_id` read the helper's rating.
+    """
+    data = dict(data)
+    if action in ("choose_ability", "switch_ability", "final_action"):
+        group = "participant" in data
+        character_id = _acting_character(contest, data)
+        wanted = action == "choose_ability" or data.get("ability_id") or data.get("new_ability")
+        if character_id is None:
+            return data  # the GM sets an NPC's ability and rating directly
+        if not wanted:
+            # A character's rating is never taken from the browser.
+            data.pop("rating", None)
+            data.pop("states", None)
+            return data
+        ability = _sheet_ability(
+            contest, character_id, data, user, as_you_go=action == "choose_ability"
+        )
+        data.update(
+            ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
+        )
+        if not group and action == "choose_ability":
+            data["sheet_penalties"] = social_penalties(ability)
+        data.pop("new_ability", None)
+        if group:
+            data["ability_id"] = ability.pk  # the table shows it as chosen
+        else:
+            data.pop("ability_id", None)
+    elif action == "join":
+        if data.get("ability_id") and not data.get("character_id"):
+            # The table's join form picks an ability; its character joins with it.
+            chosen = Ability.objects.filter(
+                pk=data["ability_id"], character__campaign=contest.campaign
+            ).first()
+            if chosen is None:
+                raise ContestError("there is no such ability in this campaign")
+            data["character_id"] = chosen.character_id
+        if data.get("character_id"):
+            data.update(_character_side(contest.campaign, data, "joining"))
+        else:
+            data.pop("player_id", None)
+            data.update(_resistance_side(contest.campaign, data))
+    elif action in ("augment", "gift"):
+        # Who helps is read from their ability, never taken from the browser.
+        data.pop("helper_character_id", None)
+        if data.get("helper_ability_id"):
+            ability = (
+                Ability.objects.select_related("character")
+                .filter(pk=data["helper_ability_id"], character__campaign=contest.campaign)
+                .first()
+            )
+            if ability is None:
+                raise ContestError("there is no such helping ability in this campaign")
+            data.update(
+                helper=ability.character.name,
+                helper_character_id=ability.character_id,
+                ability=ability.name,
+                rating=ability_rating(ability),
+            )
+            data.pop("helper_ability_id")
+    return data
+
+
+def _acting_character(contest: Contest, data: dict[str, Any]) -> int | None:
+    """The character behind the `participant` (group contests) or the `side`."""
+    if "participant" in data:
+        for participant in contest.state.get("participants", []):
+            if participant.get("name") == data["participant"]:
+                return participant.get("character_id")
+        return None
+    return (contest.state.get("sides", {}).get(data.get("side")) or {}).get("character_id")
+
+
+def _sheet_ability(
+    contest: Contest, character_id: int, data: dict[str, Any], user, *, as_you_go: bool
+) -> Ability:
+    """The chosen ability on the sheet, or with `new_ability` (as you go, §3.1) a new
+    one added to it first."""
+
+    if not (as_you_go and data.get("new_ability")):
+        chosen = (
+            Ability.objects.select_related("character")
+            .filter(pk=data.get("ability_id"), character_id=character_id)
+            .first()
+        )
+        if chosen is not None:
+            return chosen
+    character = Character.objects.get(pk=character_id)
+    if as_you_go and data.get("new_ability"):
+        if character.player_id != user.pk and contest.campaign.gm_id != user.pk:
+            raise ContestError(f"only {character.name}'s player or the GM can add abilities")
+        try:
+            return character_services.character_ability_add(
+                character=character,
+                actor=user,
+                name=str(data["new_ability"])[:120],
+                rating=Rating.parse(data.get("rating", 13)).total,
+            )
+        except (ValidationError, ValueError, TypeError) as error:
+            messages = getattr(error, "messages", [str(error)])
+            raise ContestError("; ".join(messages)) from None
+    ability = Ability.objects.filter(pk=data.get("ability_id"), character=character).first()
+    if ability is None:
+        raise ContestError(f"{character.name} has no such ability")
+    return ability
