@@ -145,8 +145,9 @@ class ActionPayload(TypedDict, total=False):
     joined: Joined
     # What the action changed outside the contest, so an undo can reverse it:
     # the participant record a join made, the conditions the consequences made.
-    participant_row: int
-    conditions: list[int]
+    # (None: an id an export from before 2026-11 could not carry over.)
+    participant_row: int | None
+    conditions: list[int | None]
     resource_draw: ResourceDrawSettled
 
 

@@ -23,6 +23,7 @@ from community.models import (
     ResourceChange,
     ResourceDraw,
 )
+from contests.events import EventContractError, checked_payload
 from contests.models import Contest, ContestEvent, ContestParticipant
 
 from ..models import Campaign, Membership, Npc, Season, Session
@@ -216,7 +217,13 @@ def _import_contests(campaign, items: list, into: Importer) -> None:
         where = f"contest {contest.number}"
         for e in item.get("events", []):
             row = row_in(s.EVENT, e, into, where)
-            events.append(row.new(ContestEvent, contest=contest))
+            event = row.new(ContestEvent, contest=contest)
+            try:
+                # The file's events follow the same contract as the table's own.
+                checked_payload(event.type, event.payload)
+            except EventContractError as error:
+                raise ValidationError(f"{where}, event {event.seq}: {error}") from None
+            events.append(event)
             rows.append(row)
     ContestEvent.objects.bulk_create(events, batch_size=1000)
     _stamp_all(s.EVENT, events, rows, batch_size=1000)

@@ -443,6 +443,21 @@ def test_people_are_matched_by_username_or_created_inactive(played_campaign):
             lambda d: {**d, "campaign": {**d["campaign"], "rules": {"better_roll": "x"}}},
             "better_roll must be one of",
         ),
+        (
+            lambda d: {
+                **d,
+                "contests": [
+                    {
+                        **d["contests"][0],
+                        "events": [
+                            {**e, "payload": {**e["payload"], "mood": "tense"}}
+                            for e in d["contests"][0]["events"]
+                        ],
+                    }
+                ],
+            },
+            "contest 1, event 1: a 'framed' event's payload",
+        ),
     ],
 )
 def test_a_bad_file_imports_nothing(played_campaign, spoil, message):
