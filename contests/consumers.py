@@ -131,7 +131,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         try:
             message = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting is refused like bad JSON
             await self._send_error("That message is not valid JSON; nothing was done.")
             return
         if not isinstance(message, dict):

@@ -1,7 +1,8 @@
 """One entry point for table actions, whether they come over HTTP (htmx) or a websocket.
 
-Validates the message's shape, then calls the contest services; every refusal comes
-back as a readable message and changes nothing.
+Reads the message once through contests/actions.py (one typed, validated model per
+action, the same for both paths), then calls the contest services with the validated
+data; every refusal comes back as a readable message and changes nothing.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from django.core.exceptions import PermissionDenied
 
 from campaigns.models import Campaign
 
+from . import actions
 from .services import ContestError, contest_act, contest_frame
-from .table import known_actions
 
-KNOWN_ACTIONS = frozenset({"frame", "undo"}) | known_actions()
+KNOWN_ACTIONS = actions.ACTIONS
 
 
 @dataclass(frozen=True)
@@ -27,19 +28,48 @@ class Reply:
     contest_id: int | None = None
 
 
-def perform(*, campaign_id: int, user, message: dict[str, Any]) -> Reply:
-    """Carry out `{"action", "contest"?, "data"?, "key", "seq"?}` for `user`."""
+def perform(*, campaign_id: int, user, message: dict[str, Any], form: bool = False) -> Reply:
+    """Carry out `{"action", "contest"?, "data"?, "key", "seq"?}` for `user`.
+
+    `form`: the message comes from a form, whose fields are all strings (a whole-number
+    field then also takes a string of digits, a flag a checkbox's value)."""
+    if not isinstance(message, dict):
+        return Reply(error="That message is not an object; nothing was done.")
+    try:
+        actions.check_bounds(message)
+    except actions.ActionInputError as error:
+        return Reply(error=f"{error}; nothing was done.")
     action = message.get("action")
     if not isinstance(action, str) or action not in KNOWN_ACTIONS:
         return Reply(error=f"Unknown action {str(action)[:40]!r}; nothing was done.")
     data = message.get("data", {})
     data = {} if data is None else data
-    key = message.get("key")
-    seq = message.get("seq")
     if not isinstance(data, dict):
         return Reply(error="An action's data must be an object; nothing was done.")
+    message = {**message, "data": data}
+    if form:
+        message.update(
+            {name: _form_int(message.get(name)) for name in ("contest", "seq") if name in message}
+        )
+    seq = message.get("seq")
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int)):
         return Reply(error="seq must be a whole number; nothing was done.")
+    contest_id = message.get("contest")
+    if action != "frame" and (isinstance(contest_id, bool) or not isinstance(contest_id, int)):
+        return Reply(error="There is no such contest at this table; nothing was done.")
+    try:
+        parsed = actions.parse(message, form=form)
+    except actions.ActionInputError as error:
+        return Reply(error=f"{error}. Nothing was done.")
+    data = actions.data_of(parsed)
+    gm_only = actions.gm_only_fields(parsed)
+    if gm_only and not Campaign.objects.filter(pk=campaign_id, gm_id=user.pk).exists():
+        named = ", ".join(actions.LABELS.get(name, name) for name in gm_only)
+        return Reply(
+            error=f"{named}: only the GM gives a number that decides a roll; a player's is "
+            "read from their sheet (choose the ability). Nothing was done."
+        )
+    key = parsed.key
     try:
         if action == "frame":
             campaign = Campaign.objects.filter(pk=campaign_id).first()
@@ -47,17 +77,14 @@ def perform(*, campaign_id: int, user, message: dict[str, Any]) -> Reply:
                 return Reply(error="There is no such campaign.")
             result = contest_frame(campaign=campaign, user=user, data=data, idempotency_key=key)
         else:
-            contest_id = message.get("contest")
-            if isinstance(contest_id, bool) or not isinstance(contest_id, int):
-                return Reply(error="There is no such contest at this table; nothing was done.")
             # The service locks the contest and refuses one from another campaign.
             result = contest_act(
-                contest_id=contest_id,
+                contest_id=parsed.contest,
                 user=user,
                 action=action,
                 data=data,
                 idempotency_key=key,
-                expected_seq=seq,
+                expected_seq=parsed.seq,
                 campaign_id=campaign_id,
             )
     except PermissionDenied as denied:
@@ -66,3 +93,10 @@ def perform(*, campaign_id: int, user, message: dict[str, Any]) -> Reply:
         text = str(error).rstrip(".")
         return Reply(error=f"{text}. Nothing was done.")
     return Reply(created=result.created, seq=result.event.seq, contest_id=result.contest.pk)
+
+
+def _form_int(value: Any) -> Any:
+    """A form's "12" as 12 (the envelope's contest and seq); anything else as it is."""
+    if isinstance(value, str) and actions.INTEGER.fullmatch(value):
+        return int(value)
+    return value

@@ -14,45 +14,63 @@ from characters.models import Ability, Character
 from community.models import ResourceDraw
 
 from . import live
+from .actions import CONTEST_KINDS, STAKES
+from .rules.extended_group.state import ORDER_RULES
+from .rules.ratings import RESISTANCE_LEVELS
+from .table.sides import VARIANTS
 from .table_actions import perform
 
 CONTROL_FIELDS = {"action", "contest", "key", "seq", "csrfmiddlewaretoken"}
-TEXT_FIELDS = {
-    "prize",
-    "obstacle",
-    "tactic",
-    "narration",
-    "label",
-    "ability",
-    "helper",
-    "name",
-    "new_ability",
-    "rating",
-    "level",
-    "kind",
-    "side",
-    "stakes",
-    "round_tactic",
-    # group contests name participants (names may look like numbers)
-    "participant",
-    "target",
-    "targets",
-    "recipient",
-    "opponent",
-    "pc",
-    "follower",
-    "owner",
-    "description",
-    "daring",
-    "role",
-    "order",
-    "pc_side",
-    "resistance_level",
-}
-INTEGER = re.compile(r"^-?\d{1,9}$")
 # Forms post lists of rows as "participants.2.name" (at most 100 rows of a list).
 LIST_FIELDS = {"participants"}
+# Fields a form posts several times: a list of every value.
+MULTI_VALUE = ("states", "characters")
 LIST_ROW = re.compile(r"^([a-z_]+)\.([0-9]{1,2})\.([a-z_]+)$")
+
+
+def _choices(values: tuple[str, ...], labels: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """A select's options: the values the typed actions accept, in their order, each
+    with its words for people (a label for a value that no longer exists fails here)."""
+    if set(labels) != set(values):
+        raise ValueError(f"the labels {sorted(labels)} do not match the choices {values}")
+    return tuple((value, labels[value]) for value in values)
+
+
+# The frame form's choices, from the constants the frame's model checks against.
+FRAME_CHOICES = {
+    "kinds": _choices(
+        CONTEST_KINDS,
+        {
+            "simple": "Simple contest",
+            "automatic": "Automatic victory (no roll)",
+            "scored": "Scored contest",
+            "extended": "Extended contest",
+            "chained": "Chained contest",
+            "group_simple": "Group simple contest (§4.2)",
+            "group_scored": "Group scored contest (§5.2)",
+            "group_extended": "Group extended contest (§5.3.3)",
+        },
+    ),
+    "variants": _choices(
+        VARIANTS,
+        {
+            "normal": "played normally",
+            "costly": "a costly automatic victory (§2.19.2)",
+            "graduated": "for graduated goals (§2.18)",
+        },
+    ),
+    "stakes": _choices(
+        STAKES, {"rising_action": "rising action (§5.1.2)", "climax": "climax (§5.1.3)"}
+    ),
+    "orders": _choices(
+        ORDER_RULES,
+        {"daring": "most daring first", "bid": "highest bid first", "ap": "most AP first"},
+    ),
+    # Easiest first, as the form lists them: "Very low" .. "Nearly impossible".
+    "levels": tuple(
+        (level, level.replace("_", " ").capitalize()) for level in reversed(RESISTANCE_LEVELS)
+    ),
+}
 # Blank rows of further participants in the frame form (group contests).
 FRAME_ROWS = 5
 
@@ -80,6 +98,7 @@ def _table_context(campaign, role: str, user) -> dict:
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
         "draws": _approved_draws(campaign) if role == "gm" else [],
         "frame_rows": range(FRAME_ROWS) if role == "gm" else [],
+        "frame_choices": FRAME_CHOICES,
         "new_key": uuid.uuid4().hex,
         **live.contest_context(contest, role),
     }
@@ -100,21 +119,23 @@ def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "contests/table.html", _table_context(campaign, role, request.user))
 
 
-def _field_value(leaf: str, value: str) -> int | str:
-    return int(value) if leaf not in TEXT_FIELDS and INTEGER.match(value) else value
-
-
 def _message_from_post(post) -> dict:
+    """The form as a table message: only its field names are read here.
+
+    "pc.character_id" -> data["pc"]["character_id"], "participants.2.name" -> the third
+    row of data["participants"], and the multi-value fields as lists. Every value stays
+    the string the form posted; perform() reads it through the action's typed model,
+    which takes a string of digits for a whole-number field (contests/actions.py)."""
     data: dict = {}
     rows: dict[str, dict[int, dict]] = {}
     for name, value in post.items():
-        if name in CONTROL_FIELDS or value == "":
+        if name in CONTROL_FIELDS or name in MULTI_VALUE or value == "":
             continue
         # "participants.2.name" -> data["participants"][2]["name"]
         row = LIST_ROW.match(name)
         if row and row.group(1) in LIST_FIELDS:
             field, index, leaf = row.group(1), int(row.group(2)), row.group(3)
-            rows.setdefault(field, {}).setdefault(index, {})[leaf] = _field_value(leaf, value)
+            rows.setdefault(field, {}).setdefault(index, {})[leaf] = value
             continue
         # "pc.character_id" -> data["pc"]["character_id"]
         *parents, leaf = name.split(".", 1)
@@ -124,22 +145,19 @@ def _message_from_post(post) -> dict:
             if not isinstance(target, dict):
                 break
         else:
-            target[leaf] = _field_value(leaf, value)
+            target[leaf] = value
     for field, by_index in rows.items():
         # A blank row posts nothing: it stays in its place as {} so errors name the row.
         data[field] = [by_index.get(i, {}) for i in range(max(by_index) + 1)]
-    if "states" in post:
-        data["states"] = post.getlist("states")
-    if "characters" in post:
-        # Framing a group contest: the ticked player characters.
-        data["characters"] = [int(v) for v in post.getlist("characters") if INTEGER.match(v)]
-    seq = post.get("seq")
-    contest = post.get("contest")
+    for field in MULTI_VALUE:
+        if field in post:
+            # The ticked boxes (framing a group contest: the other player characters).
+            data[field] = [v for v in post.getlist(field) if v != ""]
     return {
         "action": post.get("action"),
-        "contest": int(contest) if contest and INTEGER.match(contest) else None,
+        "contest": post.get("contest") or None,
         "key": post.get("key"),
-        "seq": int(seq) if seq and INTEGER.match(seq) else None,
+        "seq": post.get("seq") or None,
         "data": data,
     }
 
@@ -149,7 +167,10 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Perform one table action from a form; answers with the updated fragments."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     reply = perform(
-        campaign_id=campaign.pk, user=request.user, message=_message_from_post(request.POST)
+        campaign_id=campaign.pk,
+        user=request.user,
+        message=_message_from_post(request.POST),
+        form=True,
     )
     contest = live.current_contest(campaign.pk)
     html = live.render_contest(contest, role)

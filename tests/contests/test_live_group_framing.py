@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 from django.http import QueryDict
 from django.urls import reverse
 
+from contests import actions
 from contests.models import Contest, ContestEvent
 from contests.services import ContestError, actor_for
 from contests.table import load_flow
@@ -270,14 +271,23 @@ def test_the_form_posts_rows_as_a_list_that_keeps_each_rows_place():
     post.update({"action": "frame", "participants.2.name": "7", "participants.2.npc_id": "4"})
     post.update({"participants.0.rating": "13", "participants.0.owner": "12", "opponent.level": ""})
     post.update({"participants.123.name": "too far", "participants.x.name": "no number"})
-    data = _message_from_post(post)["data"]
-    # Names and ratings stay text; a blank row keeps its place so errors can name it.
+    message = _message_from_post(post)
+    data = message["data"]
+    # The form only unflattens names: every value stays the string it posted, and a
+    # blank row keeps its place so errors can name it.
     assert data["participants"] == [
+        {"rating": "13", "owner": "12"},
+        {},
+        {"name": "7", "npc_id": "4"},
+    ]
+    assert "opponent" not in data
+    # The frame's typed model reads the id as a whole number; names and ratings stay text.
+    parsed = actions.data_of(actions.parse(message, form=True))
+    assert parsed["participants"] == [
         {"rating": "13", "owner": "12"},
         {},
         {"name": "7", "npc_id": 4},
     ]
-    assert "opponent" not in data
 
 
 def test_the_gm_sees_the_rows_and_players_do_not(client, campaign, session, gm, alice, voss):
