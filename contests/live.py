@@ -8,6 +8,7 @@ server checks every action anyway.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -20,6 +21,7 @@ from .models import Contest, ContestEvent, ContestStatus
 from .rules import ADVERSITY, FORTUNE
 from .rules.odds import outcome_percentages
 from .table import SIDES, TableFlow, load_flow
+from .table.base import ActionInput, Actor, AvailableAction
 
 LOG_LENGTH = 30
 # What the GM may record at the end of a contest (§2.11): adversity, then fortune.
@@ -43,7 +45,8 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
     """What every audience's rendering reads from the database, fetched once. Without
     `log` the roll log is left out (a broadcast appends just the new entry)."""
     flow = load_flow(contest.state)
-    helpers, sheets = _abilities(contest, flow, [flow.side(s)["character_id"] for s in SIDES])
+    seen: dict[int, Any] = {}
+    helpers, sheets = _abilities(contest, flow, [flow.side(s)["character_id"] for s in SIDES], seen)
     sides = []
     for side in SIDES:
         info = flow.side(side)
@@ -62,6 +65,7 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
         "odds": flow.odds() if preparing else None,
         "odds_table": _odds_table(flow) if preparing else [],
         "helpers": helpers,
+        "cast": _cast(flow, seen),
     }
 
 
@@ -95,18 +99,226 @@ def contest_context(
         "events": events,
         "seq": contest.seq,
         "totals": shared["totals"],
+        "controls": _controls(flow, audience, shared),
     }
 
 
+# -- the action forms: what `available_actions` offers the audience ----------------------
+
+# Actions a side's own panel shows, one form per side they may name (the side fixed).
+PER_SIDE = {"choose_ability", "set_tactic", "enter_roll", "hero_point", "unrelated_action"}
+PER_SIDE |= {"disengage"}
+
+
+@dataclass
+class Control:
+    """One form on the contest panel: an available action, for one player's browser
+    (`for_user`; None: the GM's copy), under one side (None: the general controls), with
+    the inputs it fixes (`hidden`), the ones it shows, and, when the service reads a
+    rating from a sheet, the sheet's abilities to pick from (`sheet_name`)."""
+
+    action: AvailableAction
+    for_user: int | None = None
+    side: str | None = None
+    hidden: dict[str, Any] = field(default_factory=dict)
+    inputs: tuple[ActionInput, ...] = ()
+    sheet_name: str = ""
+    sheet: list[tuple[Any, str]] = field(default_factory=list)
+    sheet_label: str = ""
+    aria_label: str = ""
+    css: str = ""
+    sheet_selected: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.action.action
+
+
+def _cast(flow: TableFlow, seen: dict[int, Any]) -> dict[str, Any]:
+    """Who plays which character (for each player's actions) and the hero points left
+    (which drop a hero point action), without a query of their own: from the contest's
+    state (its sides, participants and roster) and the characters whose abilities the
+    sheets' query read (`seen`). A character not read there keeps its hero point actions
+    (the server checks the points anyway)."""
+    state = flow.state
+    records = [
+        *(state.get("sides") or {}).values(),
+        *(state.get("participants") or []),
+        *(state.get("roster") or []),
+    ]
+    players: dict[int, set[int]] = {}
+    for record in records:
+        if record.get("character_id") is not None and record.get("player_id") is not None:
+            players.setdefault(record["player_id"], set()).add(record["character_id"])
+    for character in seen.values():
+        if character.player_id is not None:
+            players.setdefault(character.player_id, set()).add(character.pk)
+    hero_points = {pk: character.hero_points for pk, character in seen.items()}
+    return {"players": players, "hero_points": hero_points}
+
+
+def _controls(flow: TableFlow, audience: str, shared: dict[str, Any]) -> list[Control]:
+    """The forms this audience's copy shows: the GM's actions, or every player's, each
+    tagged with its player (the page hides the others'). Spectators get none."""
+    cast = shared.get("cast") or {"players": {}, "hero_points": {}}
+    if audience == "gm":
+        actors = [(None, Actor(user_id=0, role="gm"))]
+    elif audience == "player":
+        actors = [
+            (user_id, Actor(user_id=user_id, role="player", character_ids=frozenset(ids)))
+            for user_id, ids in sorted(cast["players"].items())
+        ]
+    else:
+        return []
+    controls: list[Control] = []
+    for user_id, actor in actors:
+        for action in flow.available_actions(actor, cast["hero_points"]):
+            controls += _expand(flow, action, user_id, shared, cast)
+    return controls
+
+
+def _placed_under(flow: TableFlow, name: str) -> str | None:
+    """The side whose panel shows a one-on-one action that names no side: the pyrrhic
+    victory the PC's, a bid the side whose turn it is, a parting shot the shooter's."""
+    if name == "pyrrhic":
+        return "pc"
+    if name == "bid":
+        return flow.turn
+    if name == "parting_shot":
+        return flow.parting_shot_by
+    return None
+
+
+def _sheet_choices(abilities: list[Any]) -> list[tuple[Any, str]]:
+    return [(a.id, f"{a.name} {a.rating_text}") for a in abilities]
+
+
+def _expand(
+    flow: TableFlow, action: AvailableAction, user_id: int | None, shared: dict, cast: dict
+) -> list[Control]:
+    """One available action as its forms: a side's own action once per side it may
+    name; an augment or AP gift of a character read from that character's sheet."""
+    key = flow.KEY
+    name = action.action
+    holder = action.input(key)
+    sheets = {s["key"]: s for s in shared["sides"]}
+    helpers = {h["character"].pk: h for h in shared["helpers"]}
+    rest = tuple(i for i in action.inputs if i.name != key)
+    placed = _placed_under(flow, name) if key == "side" else None
+    if placed is not None:
+        return [Control(action, user_id, placed, {}, action.inputs)]
+    if name in PER_SIDE and holder is not None:
+        out = []
+        for option in holder.choices:
+            control = Control(action, user_id, option.value, {key: option.value}, rest)
+            side = sheets.get(option.value, {})
+            if name == "choose_ability" and side.get("character_id"):
+                control.sheet_name, control.sheet_label = "ability_id", "Ability"
+                control.sheet = [
+                    ("", "— new ability (as you go) —"),
+                    *_sheet_choices(side["sheet"]),
+                ]
+                chosen = [a.id for a in side["sheet"] if a.name == side.get("ability")]
+                control.sheet_selected = chosen[0] if chosen else None
+                control.inputs = (
+                    ActionInput("new_ability", "text", "New ability", limit=120, required=False),
+                    ActionInput("rating", "rating", "Rating", required=False),
+                )
+            out.append(control)
+        return out
+    if name == "augment" and action.input("rating") is not None:
+        sheet_only = ("helper_character_id", "helper", "ability", "rating")
+        shown = tuple(i for i in action.inputs if i.name not in sheet_only)
+        who = action.input("helper_character_id")
+        if who is not None:
+            out = []
+            for option in who.choices:
+                helper = helpers.get(option.value)
+                if helper is None:
+                    continue  # no ability to help with
+                name_of = helper["character"].name
+                out.append(
+                    Control(
+                        action,
+                        user_id,
+                        None,
+                        {},
+                        shown,
+                        "helper_ability_id",
+                        _sheet_choices(helper["abilities"]),
+                        "with",
+                        f"Augment as {name_of}",
+                        "augment-form",
+                    )
+                )
+            return out
+        out = []
+        for option in holder.choices if holder else ():
+            character_id = sheets.get(option.value, {}).get("character_id")
+            if character_id is None:
+                out.append(Control(action, user_id, option.value, {key: option.value}, rest))
+            elif character_id in helpers:
+                out.append(
+                    Control(
+                        action,
+                        user_id,
+                        option.value,
+                        {key: option.value},
+                        tuple(i for i in rest if i.name not in sheet_only),
+                        "helper_ability_id",
+                        _sheet_choices(helpers[character_id]["abilities"]),
+                        "With",
+                    )
+                )
+        return out
+    if name == "gift" and action.input("helper_character_id") is not None:
+        sheet_only = ("helper_character_id", "helper", "ability", "rating")
+        shown = tuple(i for i in action.inputs if i.name not in sheet_only)
+        roster = {o.get("character_id"): o for o in flow.state.get("roster", [])}
+        out = []
+        for option in action.input("helper_character_id").choices:
+            giver = roster.get(option.value)
+            if giver is None:
+                continue
+            choices = [(a["ability_id"], f"{a['name']} {a['rating']}") for a in giver["abilities"]]
+            out.append(
+                Control(
+                    action,
+                    user_id,
+                    None,
+                    {},
+                    shown,
+                    "helper_ability_id",
+                    choices,
+                    f"{giver['name']} gives AP with",
+                    f"AP gift from {giver['name']}",
+                )
+            )
+        return out
+    if name == "gift":
+        return [
+            Control(
+                action,
+                user_id,
+                None,
+                {},
+                action.inputs,
+                aria_label="AP gift from someone without a sheet",
+            )
+        ]
+    return [Control(action, user_id, None, {}, action.inputs)]
+
+
 def _abilities(
-    contest: Contest, flow: TableFlow, character_ids: list[int | None]
+    contest: Contest, flow: TableFlow, character_ids: list[int | None], seen: dict[int, Any]
 ) -> tuple[list[dict[str, Any]], dict[int, list[Any]]]:
     """The helpers who may offer an augment now (§2.4), and the sheets the contest's
     characters pick abilities from, in one query.
 
     Helpers are characters with an ability rated above 0 that is not a flaw; each form
     is shown only in its player's browser. There are none once the roll is made or in
-    a long contest (whose augments are part of its own actions).
+    a long contest (whose augments are part of its own actions). `seen` collects the
+    characters read with the abilities (their players and hero points).
     """
 
     wanted = [c for c in character_ids if c is not None]
@@ -117,14 +329,14 @@ def _abilities(
     abilities = Ability.objects.filter(follower__isnull=True).order_by(
         "character_id", "position", "id"
     )
+    abilities = abilities.select_related("character")
     if with_helpers:
-        abilities = abilities.filter(character__campaign_id=contest.campaign_id).select_related(
-            "character"
-        )
+        abilities = abilities.filter(character__campaign_id=contest.campaign_id)
     else:
         abilities = abilities.filter(character_id__in=wanted)
     helpers: dict[int, dict[str, Any]] = {}
     for ability in abilities:
+        seen[ability.character_id] = ability.character
         if ability.character_id in sheets:
             sheets[ability.character_id].append(ability)
         if not with_helpers or ability.kind == "flaw" or ability.rating <= 0:

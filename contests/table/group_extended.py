@@ -474,7 +474,10 @@ class GroupExtendedFlow(GroupLongFlow):
             raise IllegalAction("the GM does not use final actions for the resistance (§5.3.5)")
         rating = Rating.parse(data["rating"]).total if data.get("rating") else None
         if rating is None:
-            rating = self.tn(participant).rating.total
+            tn = self.tn(participant)
+            if tn is None:
+                raise RulesError(f"{name} has no ability to act with yet")
+            rating = tn.rating.total
         ability = read_text(data, "ability", limit=MAX_NAME) or participant["ability"]
         rollers = {"roll": name, "resistance_roll": "the resistance"}
         payload = self._rolled(

@@ -29,6 +29,13 @@ CHROMIUM_FLAGS = [
 ]
 
 
+def accepting(page):
+    """The page says yes to the confirmation an action that cannot be taken back asks
+    (`hx-confirm`); Playwright would otherwise dismiss it and nothing would be sent."""
+    page.on("dialog", lambda dialog: dialog.accept())
+    return page
+
+
 def chromium_path() -> str | None:
     return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
 
@@ -78,7 +85,7 @@ def log_in_page(browser, live_url):
     def open_as(username: str, password: str = "questworlds"):
         context = browser.new_context()
         contexts.append(context)
-        page = context.new_page()
+        page = accepting(context.new_page())
         page.goto(f"{live_url}/accounts/login/")
         page.get_by_label("Username").fill(username)
         page.get_by_label("Password").fill(password)
@@ -161,7 +168,7 @@ class People:
     def anonymous(self, **options):
         context = self.browser.new_context(**options)
         self.contexts.append(context)
-        return context.new_page()
+        return accepting(context.new_page())
 
     def log_in(self, username: str):
         if username in self.logins:
@@ -232,10 +239,10 @@ def side(page, key: str):
 def choose_ability(page, key: str, ability: str) -> None:
     panel = side(page, key)
     panel.get_by_label(re.compile(r"^Ability")).select_option(label=ability)
-    panel.get_by_role("button", name="Use it").click()
+    panel.get_by_role("button", name="Choose an ability").click()
 
 
 def enter_roll(page, key: str, roll: int) -> None:
     panel = side(page, key)
-    panel.get_by_label("My d20").fill(str(roll))
-    panel.get_by_role("button", name="Enter roll").click()
+    panel.get_by_label("Your d20").fill(str(roll))
+    panel.get_by_role("button", name="Enter a physical roll").click()

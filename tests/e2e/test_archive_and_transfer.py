@@ -40,8 +40,8 @@ def played(browser, table_server, table_logins):
         wait_seq(pages, 2)
         augment = bob.get_by_role("form", name="Augment as Brannoc Ironmouth")
         augment.get_by_label(re.compile(r"^with")).select_option(label="Temple Singer 3M")
-        augment.get_by_label(re.compile(r"^as")).select_option(label="a quick augment (§2.4.2)")
-        augment.get_by_role("button", name="Augment").click()
+        augment.get_by_label(re.compile(r"^Augment")).select_option(label="quick (§2.4.2)")
+        augment.get_by_role("button", name="Help with an augment").click()
         wait_seq(pages, 3)
         # 3M and a quick augment of a fifth of 3M (§2.4.2, rounded down): 23 + 4 = 7M.
         expect(gm.locator("#contest .side[data-side=pc] .tn")).to_have_text("7M")
@@ -56,7 +56,9 @@ def played(browser, table_server, table_logins):
         outcome = gm.locator("#contest .pending .so-far").inner_text()  # "minor victory"...
         gm.locator("#contest").get_by_role("button", name="Resolve").click()
         wait_seq(pages, 7)
-        gm.get_by_label("Narration").fill("Tamsin finds the shallows.")
+        gm.locator(
+            "form", has=gm.get_by_role("button", name="Confirm the consequences")
+        ).get_by_label("Narration").fill("Tamsin finds the shallows.")
         gm.get_by_role("button", name="Confirm the consequences").click()
         wait_seq(pages, 8)
 

@@ -13,6 +13,8 @@ from playwright.sync_api import expect
 
 from bench.liveserver import daphne_server, fresh_database, manage, server_env
 
+from .conftest import accepting
+
 SETUP = """
 from django.utils import timezone
 from campaigns.models import Campaign, Session
@@ -36,7 +38,7 @@ def table_url(tmp_path_factory):
 
 def open_table(browser, base, campaign_id, username):
     context = browser.new_context()
-    page = context.new_page()
+    page = accepting(context.new_page())
     page.goto(f"{base}/accounts/login/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("questworlds")
@@ -105,7 +107,9 @@ def test_three_browsers_play_a_simple_then_a_scored_contest(browser, table_url):
     gm.get_by_role("button", name="Resolve").click()
     wait_seq(pages, 7)
     same_everywhere(pages, "#contest .outcome .result")
-    gm.locator("input[name=narration]").fill("Tamsin finds the shallows.")
+    gm.locator("form", has=gm.get_by_role("button", name="Confirm the consequences")).get_by_label(
+        "Narration"
+    ).fill("Tamsin finds the shallows.")
     gm.get_by_role("button", name="Confirm the consequences").click()
     wait_seq(pages, 8)
     assert "Tamsin finds the shallows." in same_everywhere(pages, "#contest .outcome")

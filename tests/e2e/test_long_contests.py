@@ -106,7 +106,9 @@ def test_an_extended_contest_is_played_with_bids_until_one_side_is_out(people, c
     expect(gm.locator("#contest .outcome")).to_contain_text(
         f"Suggested: {BENEFIT[degree]} for Tamsin Reedwalker"
     )
-    gm.get_by_label("Narration").fill("The pack slinks back into the reeds.")
+    gm.locator("form", has=gm.get_by_role("button", name="Confirm the consequences")).get_by_label(
+        "Narration"
+    ).fill("The pack slinks back into the reeds.")
     click(gm, "Confirm the consequences")
     wait_seq(pages, seq + 1)
     for page in pages:
@@ -161,7 +163,9 @@ def test_a_chained_contest_between_two_characters_is_fought_to_a_dying_wound(peo
     expect(gm.locator("#contest .outcome")).to_contain_text(
         "Suggested: hurt for Tamsin Reedwalker; dying for Brannoc Ironmouth"
     )
-    gm.get_by_label("Narration").fill("Brannoc will not sing for a while.")
+    gm.locator("form", has=gm.get_by_role("button", name="Confirm the consequences")).get_by_label(
+        "Narration"
+    ).fill("Brannoc will not sing for a while.")
     click(gm, "Confirm the consequences")
     wait_seq(pages, seq + 1)
     for page in pages:

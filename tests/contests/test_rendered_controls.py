@@ -1,0 +1,125 @@
+"""The contest panel's action forms come from `available_actions`: for each audience,
+the forms rendered (`<input name="action" value=...>`) are exactly the actions the flow
+offers the GM, each player (every form tagged with its player) or nobody (spectators).
+
+One-on-one kinds, played through their phases at a live table. The GM's copy also has
+the table's own undo, which is the service's and not a flow action."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from characters.models import Character
+from contests.live import render_contest
+from contests.table import Actor, load_flow
+from tests.table import ability
+
+FORM = re.compile(
+    r'<form(?P<attrs>[^>]*)>\s*<input type="hidden" name="action" value="(?P<action>[^"]+)"'
+)
+FOR_USER = re.compile(r'data-for-user="(\d+)"')
+
+
+def forms(html: str) -> list[tuple[int | None, str]]:
+    """(the player a form is for, or None; its action) for every action form."""
+    found = []
+    for match in FORM.finditer(html):
+        user = FOR_USER.search(match.group("attrs"))
+        found.append((int(user.group(1)) if user else None, match.group("action")))
+    return found
+
+
+def offered(contest, actor: Actor) -> set[str]:
+    contest.refresh_from_db()
+    points = dict(
+        Character.objects.filter(campaign_id=contest.campaign_id).values_list("id", "hero_points")
+    )
+    return {a.action for a in load_flow(contest.state).available_actions(actor, points)}
+
+
+def check(contest, players) -> None:
+    """Each audience's copy shows exactly what the flow offers it."""
+    contest.refresh_from_db()
+    gm = forms(render_contest(contest, "gm"))
+    assert all(user is None for user, _ in gm)
+    expected = offered(contest, Actor(user_id=0, role="gm"))
+    if contest.seq > 1:
+        expected.add("undo")
+    assert {action for _, action in gm} == expected
+
+    shown = forms(render_contest(contest, "player"))
+    assert all(user is not None for user, _ in shown), "a player's form names its player"
+    for user, characters in players:
+        actor = Actor(user_id=user.pk, role="player", character_ids=frozenset(characters))
+        mine = {action for who, action in shown if who == user.pk}
+        assert mine == offered(contest, actor), (user, contest.state["phase"])
+
+    assert forms(render_contest(contest, "spectator")) == []
+
+
+@pytest.fixture
+def cast(alice, bob, tamsin, brannoc):
+    return [(alice, [tamsin.pk]), (bob, [brannoc.pk])]
+
+
+@pytest.mark.parametrize("kind", ["simple", "scored", "chained", "automatic"])
+def test_a_contest_shows_each_audience_its_actions(table, session, gm, alice, tamsin, cast, kind):
+    contest = table.frame(kind, pc=tamsin)
+    check(contest, cast)
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "modifier", side="opponent", kind="situational", value=-3)
+    check(contest, cast)
+    if kind == "automatic":
+        table.act(contest, gm, "automatic_victory")
+        check(contest, cast)
+        return
+    table.act(contest, gm, "roll", rolls=(9, 13))
+    check(contest, cast)
+    table.act(contest, alice, "hero_point", side="pc", rolls=(9,))
+    check(contest, cast)
+    table.act(contest, gm, "resolve")
+    check(contest, cast)
+    contest.refresh_from_db()
+    if contest.state["phase"] == "resolved":
+        table.act(contest, gm, "apply_consequences")
+        check(contest, cast)
+
+
+def test_a_pc_against_pc_contest_shows_both_players_their_sides(
+    table, session, gm, alice, bob, tamsin, brannoc, cast
+):
+    contest = table.frame("simple", pc=tamsin, opponent={"character_id": brannoc.pk})
+    check(contest, cast)
+    table.act(
+        contest,
+        bob,
+        "choose_ability",
+        side="opponent",
+        ability_id=ability(brannoc, "Temple singer").pk,
+    )
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    check(contest, cast)
+    table.act(contest, gm, "roll", rolls=(9, 13))
+    check(contest, cast)
+
+
+def test_an_extended_contest_shows_bids_and_gifts(table, session, gm, alice, tamsin, cast):
+    boatcraft = ability(tamsin, "Boatcraft")
+    contest = table.frame(
+        "extended",
+        pc={"character_id": tamsin.pk, "ability_id": boatcraft.pk},
+        opponent={"name": "Raiders", "rating": "14"},
+    )
+    check(contest, cast)
+    table.act(contest, alice, "bid", bid=3)
+    check(contest, cast)
+    table.act(contest, gm, "roll", rolls=(9, 13))
+    check(contest, cast)
+    table.act(contest, gm, "resolve")
+    check(contest, cast)
