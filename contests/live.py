@@ -81,6 +81,7 @@ def contest_context(
     if not shared:
         shared.update(_shared_context(contest))
     flow = shared["flow"]
+    controls = _controls(flow, audience, shared)
     entries = (_log_entry(event, audience) for event in shared["events"])
     events = [entry for entry in entries if entry is not None]
     return {
@@ -99,7 +100,8 @@ def contest_context(
         "events": events,
         "seq": contest.seq,
         "totals": shared["totals"],
-        "controls": _controls(flow, audience, shared),
+        "controls": controls,
+        "participant_controls": _by_participant(flow, controls),
     }
 
 
@@ -128,6 +130,8 @@ class Control:
     aria_label: str = ""
     css: str = ""
     sheet_selected: Any = None
+    text: str = ""  # the button's text when not the action's label
+    row: dict[str, Any] | None = None  # a group participant the form acts for
 
     @property
     def name(self) -> str:
@@ -174,7 +178,79 @@ def _controls(flow: TableFlow, audience: str, shared: dict[str, Any]) -> list[Co
     for user_id, actor in actors:
         for action in flow.available_actions(actor, cast["hero_points"]):
             controls += _expand(flow, action, user_id, shared, cast)
+    if flow.KEY == "participant":
+        controls = [c for control in controls for c in _group_control(flow, control)]
     return controls
+
+
+def _by_participant(flow: TableFlow, controls: list[Control]) -> list[tuple[dict, list[Control]]]:
+    """A group contest's forms under the participant each acts for, in table order."""
+    if flow.KEY != "participant":
+        return []
+    return [
+        (row, mine) for row in flow.rows if (mine := [c for c in controls if c.side == row["name"]])
+    ]
+
+
+def _group_control(flow: TableFlow, control: Control) -> list[Control]:
+    """A group contest's form placed under the participant it names (when it names
+    one), with the sheet to pick from where the service reads a character's ability, a
+    hero point or modifier button naming whom it is for, and one removal per line."""
+    name = control.hidden.get("participant")
+    if name is None:
+        picked = next((i for i in control.inputs if i.name == "participant"), None)
+        if picked is not None and len(picked.choices) == 1:
+            name = picked.choices[0].value
+    if name is None:
+        if control.name == "reveal":
+            control.text = "Reveal my roll"
+        return [control]
+    rows = {row["name"]: row for row in flow.rows}
+    row = rows.get(name)
+    if control.name == "remove_modifier":
+        # Not under the participant: the GM's general controls, one button a line.
+        index = control.action.input("index")
+        lines = (row or {}).get("modifiers") or []
+        out = []
+        for option in index.choices if index else ():
+            line = lines[option.value] if option.value < len(lines) else {}
+            text = f"Remove {line.get('label', option.label)} "
+            text += f"{line.get('value', 0):+d} from {name}"
+            out.append(
+                Control(
+                    control.action,
+                    control.for_user,
+                    None,
+                    {"participant": name, "index": option.value},
+                    text=text,
+                )
+            )
+        return out
+    if control.name == "hero_point":  # under the pending roll
+        control.text = f"{name}: spend a hero point to raise the result a step"
+        return [control]
+    if control.name in ("modifier", "augment", "gift", "join", "engage", "rejoin"):
+        return [control]
+    control.side, control.row = name, row
+    sheet = [(a["ability_id"], f"{a['name']} {a['rating']}") for a in (row or {}).get("sheet", [])]
+    has_sheet = row is not None and row.get("character_id") is not None
+    if control.name == "choose_ability" and has_sheet:
+        control.sheet_name, control.sheet_label = "ability_id", "Ability"
+        control.sheet = [("", "— new ability (as you go) —"), *sheet]
+        chosen = [a["ability_id"] for a in row["sheet"] if a["name"] == row.get("ability")]
+        control.sheet_selected = chosen[0] if chosen else None
+        control.inputs = (
+            ActionInput("new_ability", "text", "New ability", limit=120, required=False),
+            ActionInput("rating", "rating", "Rating", required=False),
+        )
+    elif control.name == "switch_ability" and has_sheet:
+        control.sheet_name, control.sheet_label, control.sheet = "ability_id", "To", sheet
+        control.inputs = tuple(i for i in control.inputs if i.name not in ("ability", "rating"))
+    elif control.name == "final_action" and has_sheet:
+        control.sheet_name, control.sheet_label = "ability_id", "With"
+        others = [(v, label) for v, label in sheet if not label.startswith(f"{row['ability']} ")]
+        control.sheet = [("", row.get("ability") or "the same ability"), *others]
+    return [control]
 
 
 def _placed_under(flow: TableFlow, name: str) -> str | None:

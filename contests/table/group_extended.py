@@ -303,6 +303,15 @@ class GroupExtendedFlow(GroupLongFlow):
                         "bid", "int", "Bid (at most the rating)", minimum=1, default=DEFAULT_BID
                     ),
                 )
+                if who:
+                    waits = choice(
+                        "wait_for_hero_point",
+                        "See the roll before spending a hero point on it (R5.3)",
+                        [(False, "no"), (True, "yes")],
+                        required=False,
+                        default=False,
+                    )
+                    inputs += (waits,)
                 offers.append(AvailableAction("gift", f"Give {recipient} AP from outside", inputs))
         return offers
 

@@ -188,6 +188,19 @@ class GroupScoredFlow(GroupLongFlow):
             ]
             if helped:
                 inputs = (self._pick([name]), self._pick(helped, "recipient", "Assist"))
+                shifts = [
+                    (s, label)
+                    for s, label in ((0, "as the rules say"), (-1, "one step easier"))
+                    + ((1, "one step harder"),)
+                    if actor.is_gm
+                    and self._accepts(
+                        "assist", actor, participant=name, recipient=helped[0], resistance_shift=s
+                    )
+                ]
+                if len(shifts) > 1:
+                    inputs += (
+                        choice("resistance_shift", "Resistance", shifts, required=False, default=0),
+                    )
                 offers.append(AvailableAction("assist", f"{name} assists", inputs))
             followers = [p["name"] for p in self.participants if p["role"] != "contestant"]
             out = [

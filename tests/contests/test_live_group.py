@@ -611,4 +611,5 @@ def test_the_frame_form_frames_a_group_of_ticked_characters(
         ("Brannoc", "pc", None),
         ("Raiders", "opponent", 14),
     ]
-    assert 'name="action" value="engage"' in response.content.decode()
+    # Pairing waits for ratings (the flow offers no engage yet); abilities come first.
+    assert 'name="action" value="choose_ability"' in response.content.decode()

@@ -87,7 +87,8 @@ def test_the_frame_form_sets_two_pcs_against_three_npcs(
     ]
     roles = {p["name"]: (p["role"], p["owner"]) for p in contest.state["participants"]}
     assert set(roles.values()) == {("contestant", None)}
-    assert 'name="action" value="engage"' in response.content.decode()
+    # Pairing waits for ratings (the flow offers no engage yet); abilities come first.
+    assert 'name="action" value="choose_ability"' in response.content.decode()
     assert Table.rebuilt(contest).state == contest.state
 
 

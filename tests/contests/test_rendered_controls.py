@@ -123,3 +123,97 @@ def test_an_extended_contest_shows_bids_and_gifts(table, session, gm, alice, tam
     check(contest, cast)
     table.act(contest, gm, "resolve")
     check(contest, cast)
+
+
+# -- group contests: the same principle, each participant's forms under their panel ------
+
+
+def group(table, kind, participants, **extra):
+    return table.frame(kind, prize="hold the causeway", participants=participants, **extra)
+
+
+def sheet(character, name):
+    return {"character_id": character.pk, "ability_id": ability(character, name).pk}
+
+
+def test_a_group_simple_contest_shows_each_audience_its_actions(
+    table, session, gm, alice, bob, tamsin, brannoc, cast
+):
+    contest = group(
+        table,
+        "group_simple",
+        [
+            {"character_id": tamsin.pk},
+            sheet(brannoc, "Temple singer"),
+            {"name": "The Grey River", "level": "high"},
+        ],
+    )
+    check(contest, cast)
+    table.act(
+        contest,
+        alice,
+        "choose_ability",
+        participant="Tamsin",
+        ability_id=ability(tamsin, "Boatcraft").pk,
+    )
+    table.act(contest, alice, "boost", participant="Tamsin")
+    table.act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=3)
+    check(contest, cast)
+    table.act(contest, gm, "roll", rolls=(10, 15, 5, 18))
+    check(contest, cast)
+    table.act(contest, alice, "hero_point", participant="Tamsin")
+    check(contest, cast)
+    table.act(contest, gm, "resolve")
+    check(contest, cast)
+    table.act(contest, gm, "apply_consequences")
+    check(contest, cast)
+
+
+def test_a_group_scored_contest_shows_each_audience_its_actions(
+    table, session, gm, alice, bob, tamsin, brannoc, cast
+):
+    contest = group(
+        table,
+        "group_scored",
+        [
+            sheet(tamsin, "Boatcraft"),
+            sheet(brannoc, "Temple singer"),
+            {"name": "Oro", "rating": 13, "side": "pc", "role": "supporter", "owner": "Tamsin"},
+            {"name": "Raider", "rating": 14},
+            {"name": "Chief", "rating": 15},
+        ],
+    )
+    check(contest, cast)
+    table.act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
+    table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
+    check(contest, cast)
+    table.act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
+    check(contest, cast)
+    table.act(contest, gm, "resolve")
+    check(contest, cast)
+    table.act(contest, alice, "assist", rolls=(3, 17), participant="Oro", recipient="Tamsin")
+    check(contest, cast)
+
+
+def test_a_group_extended_contest_shows_each_audience_its_actions(
+    table, session, gm, alice, bob, tamsin, brannoc, cast
+):
+    contest = group(
+        table,
+        "group_extended",
+        [
+            sheet(tamsin, "Boatcraft"),
+            sheet(brannoc, "Temple singer"),
+            {"name": "Chief", "rating": 15},
+        ],
+    )
+    check(contest, cast)
+    table.act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
+    table.act(contest, bob, "declare", participant="Brannoc", targets="Chief", bid=4)
+    check(contest, cast)
+    table.act(contest, gm, "declare", participant="Chief", targets="Brannoc", bid=6)
+    check(contest, cast)
+    table.act(contest, gm, "act", rolls=(13, 11), participant="Chief")
+    check(contest, cast)
+    table.act(contest, gm, "resolve")
+    check(contest, cast)
