@@ -1,6 +1,6 @@
 """One entry point for table actions, whether they come over HTTP (htmx) or a websocket.
 
-Reads the message once through contests/actions.py (one typed, validated model per
+Reads the message once through contests/actions/ (one typed, validated model per
 action, the same for both paths), then calls the contest services with the validated
 data; every refusal comes back as a readable message and changes nothing.
 """

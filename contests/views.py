@@ -125,7 +125,7 @@ def _message_from_post(post) -> dict:
     "pc.character_id" -> data["pc"]["character_id"], "participants.2.name" -> the third
     row of data["participants"], and the multi-value fields as lists. Every value stays
     the string the form posted; perform() reads it through the action's typed model,
-    which takes a string of digits for a whole-number field (contests/actions.py)."""
+    which takes a string of digits for a whole-number field (contests/actions/)."""
     data: dict = {}
     rows: dict[str, dict[int, dict]] = {}
     for name, value in post.items():

@@ -1,4 +1,4 @@
-"""One typed, validated input per table action (contests/actions.py), parsed once in
+"""One typed, validated input per table action (contests/actions/), parsed once in
 perform() for the HTTP form and the websocket alike."""
 
 from __future__ import annotations

@@ -505,7 +505,7 @@ def test_a_group_simple_contest_keeps_its_one_resistance(table, session, gm, tam
 def test_the_new_forms_post_through_the_table_view(
     client, campaign, table, session, gm, alice, bob, tamsin, brannoc
 ):
-    """The field names the forms use reach the actions as they expect (contests/actions.py)."""
+    """The field names the forms use reach the actions as they expect (contests/actions/)."""
     from django.urls import reverse
 
     contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc)

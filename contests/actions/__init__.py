@@ -1,0 +1,110 @@
+"""One typed, validated input per table action, parsed once for HTTP and websocket.
+
+Every table message is `{"action", "contest"?, "key", "seq"?, "data"}`; `parse` checks
+its size and depth, then reads it through `ACTION_ADAPTER`, a union discriminated on
+`action` with one model per action (frame, undo and every `_do_<action>` of the flows).
+Each action's `data` model lists exactly the fields the services and flows read for
+it, with their types: ids are whole numbers, names and words are text of a bounded
+length without NUL characters or unpaired surrogates, choices are the rules' own
+constants, and numbers lie in the SRD's ranges. Anything else is refused with one
+readable message that names the field by its label; nothing is stripped silently.
+
+The websocket's JSON is read strictly (an id is an int, never "3", 3.0 or true). A
+form posts only strings: with `form=True` a whole-number field also takes a string of
+digits and a flag takes a checkbox's value; text stays text.
+
+The values the rules decide a roll with (a rating, a bonus, the base resistance)
+come from the sheet, the library or the GM: `GM_ONLY` lists the fields only the GM may
+send with an action (a player names an ability, and the service reads its rating).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from .fields import (
+    CONTEST_KINDS,
+    INTEGER,
+    MAX_DEPTH,
+    MAX_SIZE,
+    STAKES,
+    ActionInputError,
+    plain_text_problem,
+)
+from .models import ACTION_ADAPTER, ACTIONS, DATA_MODELS, MESSAGE_MODELS, Message
+from .readable import LABELS, label_for, readable
+
+__all__ = [
+    "ACTIONS",
+    "ACTION_ADAPTER",
+    "CONTEST_KINDS",
+    "DATA_MODELS",
+    "INTEGER",
+    "LABELS",
+    "MAX_DEPTH",
+    "MAX_SIZE",
+    "MESSAGE_MODELS",
+    "STAKES",
+    "ActionInputError",
+    "Message",
+    "check_bounds",
+    "data_of",
+    "gm_only_fields",
+    "label_for",
+    "parse",
+    "plain_text_problem",
+    "readable",
+]
+
+
+# -- bounds, then the parse ------------------------------------------------------------------
+
+
+def check_bounds(message: Any) -> None:
+    """Refuse a message nested deeper than MAX_DEPTH or larger than MAX_SIZE before any
+    parsing (a form, a socket's JSON or a test's dict alike)."""
+    size = 0
+    stack: list[tuple[Any, int]] = [(message, 1)]
+    while stack:
+        value, depth = stack.pop()
+        size += 1
+        if isinstance(value, dict | list | tuple):
+            if depth > MAX_DEPTH:
+                raise ActionInputError(
+                    f"That message is nested too deeply (at most {MAX_DEPTH} levels)"
+                )
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for name, item in items:
+                if isinstance(value, dict):
+                    size += len(name) if isinstance(name, str) else 1
+                stack.append((item, depth + 1))
+        elif isinstance(value, str):
+            size += len(value)
+        elif isinstance(value, int):
+            size += value.bit_length() // 3
+        if size > MAX_SIZE:
+            raise ActionInputError(f"That message is too large (at most {MAX_SIZE} characters)")
+
+
+def parse(message: dict[str, Any], *, form: bool = False) -> Message:
+    """The message as its action's model, or ActionInputError with a readable reason.
+
+    `message["action"]` must already be a known action (perform refuses others first)."""
+    check_bounds(message)
+    try:
+        return ACTION_ADAPTER.validate_python(message, context={"form": form})
+    except ValidationError as error:
+        raise ActionInputError(readable(error, str(message.get("action")))) from None
+
+
+def data_of(parsed: Message) -> dict[str, Any]:
+    """The validated data as the services read it: exactly the fields sent."""
+    return parsed.data.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
+
+
+def gm_only_fields(parsed: Message) -> list[str]:
+    """The fields of this message that only the GM may send (ratings and the like)."""
+    data = parsed.data  # type: ignore[attr-defined]
+    return sorted(name for name in data.GM_ONLY if name in data.model_fields_set)

@@ -1,0 +1,182 @@
+"""The field types of the table's typed actions: bounded whole numbers, clean text,
+the rules' choices, flags and ratings, read strictly from JSON or from a form."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any
+
+from pydantic import Field, TypeAdapter, ValidationError
+from pydantic.functional_validators import PlainValidator
+from pydantic_core import PydanticCustomError
+
+from ..rules.ratings import RESISTANCE_LEVELS, normalise_level
+from ..table.base import MAX_TEXT, SIDES
+from ..table.group_framing import GROUP_KINDS, MAX_NAME
+from ..table.one_on_one import KINDS
+
+# -- bounds checked before any parsing ----------------------------------------------------
+
+MAX_DEPTH = 5  # message -> data -> participants -> row -> a row's value
+MAX_SIZE = 16_384  # characters of text and digits, and one per value, in a whole message
+MAX_ID = 2**31 - 1  # a database id (PostgreSQL integer)
+MAX_ROWS = 100
+MAX_KEY_LENGTH = 64
+INTEGER = re.compile(r"-?[0-9]{1,9}")
+FORM_TRUE = frozenset({"1", "on", "true", "yes"})
+FORM_FALSE = frozenset({"0", "off", "false", "no"})
+STAKES = ("rising_action", "climax")
+AUGMENT_KINDS = ("rolled", "quick", "plot")
+ROUNDINGS = ("down", "up")
+ESCALATIONS = ("scored", "chained")
+CONTEST_KINDS = (*KINDS, *GROUP_KINDS)
+# What only the server fills in (the service drops them; a message never carries them).
+SERVER_KEYS = frozenset(
+    {"pc_roll", "opponent_roll", "roll", "resistance_roll", "dice", "sheet_penalties"}
+)
+
+
+class ActionInputError(ValueError):
+    """A message refused before anything was done, with its readable reason."""
+
+
+def _form(info: Any) -> bool:
+    context = getattr(info, "context", None)
+    return isinstance(context, dict) and bool(context.get("form"))
+
+
+def _fail(code: str, message: str, **context: Any) -> PydanticCustomError:
+    return PydanticCustomError(code, message, context or None)
+
+
+def plain_text_problem(value: str) -> str | None:
+    """Why `value` cannot be stored as text (PostgreSQL refuses NUL; a lone surrogate
+    is not Unicode a page can show), or None."""
+    if "\x00" in value:
+        return "must not contain NUL characters"
+    if any("\ud800" <= char <= "\udfff" for char in value):
+        return "contains an unpaired surrogate (not valid Unicode text)"
+    return None
+
+
+# -- the field types ------------------------------------------------------------------------
+
+
+def Whole(minimum: int, maximum: int) -> Any:  # noqa: N802 - a type, named like one
+    """A whole number from `minimum` to `maximum` (a form's digits with `form=True`)."""
+
+    def check(value: Any, info: Any) -> int:
+        if isinstance(value, str) and _form(info) and INTEGER.fullmatch(value):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _fail("whole", "must be a whole number")
+        if not minimum <= value <= maximum:
+            raise _fail(
+                "range",
+                "must be a whole number from {minimum} to {maximum}",
+                minimum=minimum,
+                maximum=maximum,
+            )
+        return value
+
+    return Annotated[int, PlainValidator(check)]
+
+
+Id = Whole(1, MAX_ID)
+
+
+def Text(limit: int = MAX_TEXT) -> Any:  # noqa: N802
+    """Text of at most `limit` characters, kept exactly as sent."""
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise _fail("text", "must be text")
+        problem = plain_text_problem(value)
+        if problem:
+            raise _fail("plain_text", problem)
+        if len(value) > limit:
+            raise _fail(
+                "text_too_long",
+                "is too long ({length} characters; at most {limit})",
+                length=len(value),
+                limit=limit,
+            )
+        return value
+
+    return Annotated[str, PlainValidator(check)]
+
+
+def OneOf(choices: Iterable[Any], normalise: Callable[[str], str] | None = None) -> Any:  # noqa: N802
+    """One of `choices` (text); with `normalise`, as the rules will read it."""
+    allowed = tuple(choices)
+    listed = ", ".join(str(c) for c in allowed)
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or plain_text_problem(value):
+            raise _fail("choice", "must be one of {listed}", listed=listed)
+        read = normalise(value) if normalise else value
+        if read not in allowed:
+            raise _fail("choice", "must be one of {listed}", listed=listed)
+        return value
+
+    return Annotated[str, PlainValidator(check)]
+
+
+def _flag(value: Any, info: Any) -> bool:
+    if isinstance(value, str) and _form(info):
+        if value.lower() in FORM_TRUE:
+            return True
+        if value.lower() in FORM_FALSE:
+            return False
+    if not isinstance(value, bool):
+        raise _fail("flag", "must be true or false")
+    return value
+
+
+Flag = Annotated[bool, PlainValidator(_flag)]
+
+
+def _rating(value: Any, info: Any) -> int | str:
+    """A rating as a total (17) or in notation ("5M2"); the rules read it (R1)."""
+    if isinstance(value, str):
+        if plain_text_problem(value) or len(value) > 12:
+            raise _fail("rating", "must be a whole number or a rating such as 7M")
+        return value  # Rating.parse reads "17" and "5M2" alike, with its own message
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 999:
+        raise _fail("rating", "must be a whole number or a rating such as 7M")
+    return value
+
+
+RatingValue = Annotated[int | str, PlainValidator(_rating)]
+
+
+_NAME: TypeAdapter[str] = TypeAdapter(Text(MAX_NAME))
+
+
+def _names(value: Any, info: Any) -> str | list[str]:
+    """One name, or a list of them (a declaration's targets)."""
+    check = _NAME.validate_python
+    if isinstance(value, list):
+        if len(value) > 20:
+            raise _fail("too_many", "names at most 20")
+        try:
+            return [check(v) for v in value]
+        except ValidationError:
+            raise _fail("names", "must be names (text)") from None
+    try:
+        return check(value)
+    except ValidationError as error:
+        raise _fail("names", error.errors()[0]["msg"]) from None
+
+
+Names = Annotated[str | list[str], PlainValidator(_names)]
+
+Name = Text(MAX_NAME)
+ShortText = Text(40)
+Side = OneOf(SIDES)
+Level = OneOf(RESISTANCE_LEVELS, normalise_level)
+
+
+def _rows(limit: int, item: Any) -> Any:
+    return Annotated[list[item], Field(max_length=limit)]

@@ -1,0 +1,358 @@
+"""One data model per table action, and the envelope every message shares."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+
+from ..rules.extended_group.state import DARING_LEVELS, ORDER_RULES
+from ..rules.ratings import RESISTANCE_LEVELS
+from ..rules.scored.tables import TACTICS
+from ..rules.scored_group.participants import ROLES
+from ..table.base import MODIFIER_KINDS
+from ..table.group_framing import MAX_SIDE
+from ..table.sides import VARIANTS
+from .fields import (
+    AUGMENT_KINDS,
+    CONTEST_KINDS,
+    ESCALATIONS,
+    MAX_ID,
+    MAX_KEY_LENGTH,
+    MAX_ROWS,
+    ROUNDINGS,
+    STAKES,
+    Flag,
+    Id,
+    Level,
+    Name,
+    Names,
+    OneOf,
+    RatingValue,
+    ShortText,
+    Side,
+    Text,
+    Whole,
+    _rows,
+)
+
+# -- the models -----------------------------------------------------------------------------
+
+
+class Data(BaseModel):
+    """An action's data: only the fields listed, each checked as typed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    GM_ONLY: ClassVar[frozenset[str]] = frozenset()
+
+
+class Nothing(Data):
+    """An action that takes no data."""
+
+
+class Holder(Data):
+    """The side (one-on-one) or participant (group) an action names."""
+
+    side: Side | None = None
+    participant: Name | None = None
+
+
+class SheetChoice(Holder):
+    """An ability: the sheet's (`ability_id`), one added as you go (`new_ability`, §3.1,
+    with its rating), or the GM's words and rating for a participant without a sheet."""
+
+    ability: Name | None = None
+    ability_id: Id | None = None
+    new_ability: Name | None = None
+    rating: RatingValue | None = None
+    states: _rows(20, ShortText) | None = None
+
+
+class PartyRef(Data):
+    """A side framed from a character's sheet."""
+
+    character_id: Id | None = None
+    ability_id: Id | None = None
+
+
+class Opposition(PartyRef):
+    """The opposition: a character, a resistance class or rating, or a library NPC."""
+
+    name: Name | None = None
+    level: Level | None = None
+    rating: RatingValue | None = None
+    npc_id: Id | None = None
+    ability: Name | None = None
+
+
+class ParticipantRow(Opposition):
+    """One row of a group contest's participants (a blank row of the form is {})."""
+
+    side: Text(MAX_SIDE) | None = None
+    role: OneOf(ROLES) | None = None
+    owner: Name | None = None
+
+
+class Frame(Data):
+    kind: OneOf(CONTEST_KINDS) | None = None
+    prize: Text() | None = None
+    secondary_prize: Text() | None = None
+    obstacle: Text() | None = None
+    variant: OneOf(VARIANTS) | None = None
+    stakes: OneOf(STAKES) | None = None
+    pc: PartyRef | None = None
+    opponent: Opposition | None = None
+    draw_id: Id | None = None
+    participants: _rows(MAX_ROWS, ParticipantRow) | None = None
+    characters: _rows(MAX_ROWS, Id) | None = None
+    pc_side: Text(MAX_SIDE) | None = None
+    order: OneOf(ORDER_RULES) | None = None
+
+
+class ChooseAbility(SheetChoice):
+    pass
+
+
+class SetTactic(Holder):
+    tactic: Text() | None = None
+    round_tactic: OneOf(TACTICS) | None = None
+
+
+class Augment(Holder):
+    GM_ONLY = frozenset({"rating", "rounding", "base_resistance"})
+
+    kind: OneOf(AUGMENT_KINDS) | None = None
+    helper: Name | None = None
+    ability: Name | None = None
+    helper_ability_id: Id | None = None
+    bonus: Whole(-40, 40) | None = None
+    rating: RatingValue | None = None
+    rounding: OneOf(ROUNDINGS) | None = None
+    base_resistance: Whole(1, 99) | None = None
+
+
+class Modifier(Holder):
+    kind: OneOf(MODIFIER_KINDS) | None = None
+    value: Whole(-40, 40) | None = None
+    bumps: Whole(-3, 3) | None = None
+    label: Text(80) | None = None
+
+
+class RemoveModifier(Holder):
+    index: Whole(0, 99)
+
+
+class EnterRoll(Holder):
+    entered: Whole(1, 20)
+
+
+class HeroPoint(Holder):
+    pass
+
+
+class Resolve(Data):
+    both_lose_half: Flag | None = None
+
+
+class Consequence(Data):
+    side: Side | None = None
+    participant: Name | None = None
+    state: ShortText
+
+
+class ConsequenceEdit(Data):
+    """The GM's edit from the form, per side ("" is none)."""
+
+    pc: ShortText | None = None
+    opponent: ShortText | None = None
+
+
+class ApplyConsequences(Data):
+    consequences: _rows(50, Consequence) | None = None
+    edit: ConsequenceEdit | None = None
+    narration: Text() | None = None
+
+
+class Narrate(Data):
+    narration: Text()
+
+
+class Escalate(Data):
+    into: OneOf(ESCALATIONS)
+
+
+class Bid(Data):
+    bid: Whole(1, 999)
+
+
+class PartingShot(Holder):
+    target: Name | None = None
+    bid: Whole(1, 999) | None = None
+
+
+class UnrelatedAction(Holder):
+    description: Text() | None = None
+    resistance_level: OneOf(RESISTANCE_LEVELS) | None = None
+
+
+class Disengage(Holder):
+    opponent: Name | None = None
+
+
+class Gift(Data):
+    GM_ONLY = frozenset({"rating"})
+
+    recipient: Name
+    opponent: Name | None = None
+    helper: Name | None = None
+    ability: Name | None = None
+    helper_ability_id: Id | None = None
+    rating: RatingValue | None = None
+    bid: Whole(1, 999) | None = None
+    wait_for_hero_point: Flag | None = None
+
+
+class Boost(Holder):
+    pass
+
+
+class Engage(Data):
+    pc: Name
+    opponent: Name
+
+
+class PlayRound(Data):
+    pairing: Whole(1, 99)
+
+
+class Assist(Holder):
+    recipient: Name | None = None
+    pairing: Whole(1, 99) | None = None
+    resistance_shift: Whole(-1, 1) | None = None
+
+
+class RemoveFollower(Holder):
+    follower: Name | None = None
+
+
+class ShiftPoints(Holder):
+    follower: Name | None = None
+    pairing: Whole(1, 99) | None = None
+    points: Whole(0, 99) | None = None
+
+
+class Join(Data):
+    name: Name | None = None
+    side: Text(MAX_SIDE) | None = None
+    character_id: Id | None = None
+    ability_id: Id | None = None
+    ability: Name | None = None
+    rating: RatingValue | None = None
+    level: Level | None = None
+    npc_id: Id | None = None
+    states: _rows(20, ShortText) | None = None
+    role: OneOf(ROLES) | None = None
+    owner: Name | None = None
+
+
+class SwitchAbility(SheetChoice):
+    pairing: Whole(1, 99) | None = None
+
+
+class Declare(Holder):
+    targets: Names | None = None
+    target: Name | None = None
+    bid: Whole(1, 999) | None = None
+    daring: OneOf(DARING_LEVELS) | None = None
+
+
+class Delay(Holder):
+    pass
+
+
+class Act(Holder):
+    target: Name | None = None
+    bid: Whole(1, 999) | None = None
+
+
+class Rejoin(Holder):
+    restore: Whole(0, 999) | None = None
+
+
+class Lend(Holder):
+    target: Name | None = None
+    amount: Whole(1, 999) | None = None
+
+
+class FinalAction(SheetChoice):
+    pass
+
+
+DATA_MODELS: dict[str, type[Data]] = {
+    "frame": Frame,
+    "undo": Nothing,
+    "choose_ability": ChooseAbility,
+    "set_tactic": SetTactic,
+    "augment": Augment,
+    "modifier": Modifier,
+    "remove_modifier": RemoveModifier,
+    "enter_roll": EnterRoll,
+    "roll": Nothing,
+    "reveal": Nothing,
+    "hero_point": HeroPoint,
+    "resolve": Resolve,
+    "apply_consequences": ApplyConsequences,
+    "narrate": Narrate,
+    "automatic_victory": Nothing,
+    "pyrrhic": Nothing,
+    "escalate": Escalate,
+    "bid": Bid,
+    "parting_shot": PartingShot,
+    "unrelated_action": UnrelatedAction,
+    "disengage": Disengage,
+    "gift": Gift,
+    "boost": Boost,
+    "engage": Engage,
+    "play_round": PlayRound,
+    "assist": Assist,
+    "remove_follower": RemoveFollower,
+    "shift_points": ShiftPoints,
+    "join": Join,
+    "switch_ability": SwitchAbility,
+    "declare": Declare,
+    "delay": Delay,
+    "act": Act,
+    "rejoin": Rejoin,
+    "lend": Lend,
+    "final_action": FinalAction,
+}
+
+
+class Message(BaseModel):
+    """The envelope every action shares."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contest: Id | None = None
+    key: Text(MAX_KEY_LENGTH) | None = None
+    seq: Whole(0, MAX_ID) | None = None
+
+
+def _message_model(action: str, data: type[Data]) -> type[Message]:
+    name = "".join(part.title() for part in action.split("_")) + "Message"
+    return create_model(
+        name,
+        __base__=Message,
+        __module__=__name__,
+        action=(Literal[action], ...),  # type: ignore[valid-type]
+        data=(data, ...),
+    )
+
+
+MESSAGE_MODELS: dict[str, type[Message]] = {
+    action: _message_model(action, data) for action, data in DATA_MODELS.items()
+}
+ACTIONS = frozenset(MESSAGE_MODELS)
+ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(
+    Annotated[Union[tuple(MESSAGE_MODELS.values())], Field(discriminator="action")]  # noqa: UP007
+)
