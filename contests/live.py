@@ -16,6 +16,7 @@ from django.template.loader import render_to_string
 from characters.models import Ability
 
 from .broadcast import send_to_table_sync
+from .choices import FRAME_CHOICES
 from .events import visible
 from .models import Contest, ContestEvent, ContestStatus
 from .rules import ADVERSITY, FORTUNE
@@ -85,6 +86,7 @@ def contest_context(
     entries = (_log_entry(event, audience) for event in shared["events"])
     events = [entry for entry in entries if entry is not None]
     return {
+        "choices": FRAME_CHOICES,
         "contest": contest,
         "flow": flow,
         "helpers": shared["helpers"] if audience == "player" else [],

@@ -380,3 +380,23 @@ def test_the_frame_form_takes_its_choices_from_the_enums(client, campaign, sessi
         for value in values:
             data = {"opponent": {model_field: value}} if "." in name else {model_field: value}
             actions.parse({"action": "frame", "data": data})
+
+
+def test_the_frame_rows_and_the_join_form_take_their_roles_from_the_enums(
+    client, campaign, session, gm
+):
+    client.force_login(gm)
+    page = client.get(reverse("table", args=[campaign.pk])).content.decode()
+    select = re.search(r'<select name="participants\.0\.role">(.*?)</select>', page, re.S)
+    offered = re.findall(r'<option value="([^"]*)">([^<]*)</option>', select.group(1))
+    # A blank row posts nothing, so its default (a contestant) is the empty value.
+    assert offered == [
+        ("", "contestant"),
+        ("follower", "follower"),
+        ("secondary", "secondary contestant"),
+        ("supporter", "supporter"),
+    ]
+    for value, _ in offered[1:]:
+        actions.parse(
+            {"action": "frame", "data": {"participants": [{"name": "Voss", "role": value}]}}
+        )
