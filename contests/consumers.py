@@ -20,6 +20,7 @@ from campaigns.models import Campaign
 
 from . import live, presence
 from .broadcast import table_group_name
+from .table_actions import KNOWN_ACTIONS, perform
 
 # Database work runs on the thread pool, not on the one shared "sync" thread: otherwise
 # every socket's lookups, renders and actions queue behind each other (make bench).
@@ -144,8 +145,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         if action == "resync":
             await self.send(text_data=await self._render_full_state())
             return
-        from .table_actions import KNOWN_ACTIONS, perform
-
         if not isinstance(action, str) or action not in KNOWN_ACTIONS:
             await self._send_error(f"Unknown action {str(action)[:40]!r}; nothing was done.")
             return
