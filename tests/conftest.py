@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import urllib.parse
 
+import hypothesis
 import pytest
 from django.conf import settings
 
@@ -23,6 +24,11 @@ settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
 # 0.4 s a user and prove nothing about the app. The live servers the browser tests
 # start keep the real hasher.
 settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Speed is measured by the benchmarks, never asserted: Hypothesis's per-example deadline
+# is a timed assert that a busy machine (two workers, a browser) trips at random.
+hypothesis.settings.register_profile("questworlds", deadline=None)
+hypothesis.settings.load_profile("questworlds")
 
 
 def _isolate_worker_services() -> None:
