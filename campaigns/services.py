@@ -47,6 +47,12 @@ def _revoke_table_access(campaign: Campaign, user_id: int) -> None:
     send_to_table_on_commit(campaign.pk, {"type": "table.revoke", "user_id": user_id})
 
 
+def _role_changed_at_table(campaign: Campaign, user_id: int) -> None:
+    # Closes the user's open table sockets once committed (4409): their pages reload
+    # with the new role, so none keeps a view (the GM's) its reader no longer has.
+    send_to_table_on_commit(campaign.pk, {"type": "table.role", "user_id": user_id})
+
+
 # --------------------------------------------------------------------- campaigns
 
 
@@ -133,6 +139,8 @@ def campaign_gm_hand_over(*, campaign: Campaign, actor, new_gm) -> Campaign:
     campaign.gm = new_gm
     campaign.save(update_fields=["gm"])
     Membership.objects.create(campaign=campaign, user=old_gm, role=Role.PLAYER)
+    _role_changed_at_table(campaign, old_gm.pk)
+    _role_changed_at_table(campaign, new_gm.pk)
     return campaign
 
 

@@ -1,6 +1,14 @@
 from django.urls import path
 
+from questworlds_site.throttle import limit_misses
+
 from . import views
+
+# Invitation and public-archive links hold secret tokens: an address that keeps
+# trying tokens that lead nowhere is refused for a while (INVITATION_FAILURE_LIMIT).
+guarded = limit_misses(
+    "INVITATION_FAILURE_LIMIT", "Too many links that lead nowhere: try again in {wait}."
+)
 
 urlpatterns = [
     path("", views.landing, name="landing"),
@@ -32,7 +40,7 @@ urlpatterns = [
         views.invitation_revoke,
         name="invitation_revoke",
     ),
-    path("join/<str:token>/", views.invitation_accept, name="invitation_accept"),
+    path("join/<str:token>/", guarded(views.invitation_accept), name="invitation_accept"),
     path("campaigns/<int:campaign_id>/npcs/", views.npc_list, name="npc_list"),
     path("campaigns/<int:campaign_id>/npcs/<int:npc_id>/", views.npc_edit, name="npc_edit"),
     path(
@@ -91,9 +99,17 @@ urlpatterns = [
         name="archive_search",
     ),
     # ... and behind a public read-only link.
-    path("archive/<str:token>/", views.public_timeline, name="public_timeline"),
-    path("archive/<str:token>/sessions/<int:number>/", views.public_session, name="public_session"),
-    path("archive/<str:token>/contests/", views.public_contests, name="public_contests"),
-    path("archive/<str:token>/contests/<int:number>/", views.public_contest, name="public_contest"),
-    path("archive/<str:token>/search/", views.public_search, name="public_search"),
+    path("archive/<str:token>/", guarded(views.public_timeline), name="public_timeline"),
+    path(
+        "archive/<str:token>/sessions/<int:number>/",
+        guarded(views.public_session),
+        name="public_session",
+    ),
+    path("archive/<str:token>/contests/", guarded(views.public_contests), name="public_contests"),
+    path(
+        "archive/<str:token>/contests/<int:number>/",
+        guarded(views.public_contest),
+        name="public_contest",
+    ),
+    path("archive/<str:token>/search/", guarded(views.public_search), name="public_search"),
 ]

@@ -2,10 +2,18 @@
 
 Services call `send_to_table_on_commit`, so a rolled-back change never reaches a
 browser (Zulip's send_event_on_commit). Payloads are typed (paperless-ngx helpers).
+
+A broadcast never fails the change it reports: the change is committed by then, so a
+channel layer that is down (Redis stopped) is logged as a missed broadcast and the
+request still answers with success. Browsers heal what they missed: every contest
+message carries its sequence number and a page that sees a gap asks for the full state
+(static/js/table.js); a socket that (re)connects gets the full state at once.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Literal, TypedDict
 
 from asgiref.sync import async_to_sync
@@ -27,6 +35,14 @@ class RevokeMessage(TypedDict):
     user_id: int
 
 
+class RoleMessage(TypedDict):
+    """One user's role at the table changed (a GM hand-over): their open sockets close
+    with 4409 and their pages reload, so no page keeps a view its reader lost."""
+
+    type: Literal["table.role"]
+    user_id: int
+
+
 class ContestMessage(TypedDict):
     """A contest changed: its panel rendered once per audience (gm/player/spectator)."""
 
@@ -36,7 +52,9 @@ class ContestMessage(TypedDict):
     html: dict[str, str]
 
 
-TableMessage = FragmentMessage | RevokeMessage | ContestMessage
+TableMessage = FragmentMessage | RevokeMessage | RoleMessage | ContestMessage
+
+logger = logging.getLogger(__name__)
 
 
 def table_group_name(campaign_id: int) -> str:
@@ -47,10 +65,28 @@ async def send_to_table(campaign_id: int, message: TableMessage) -> None:
     await get_channel_layer().group_send(table_group_name(campaign_id), message)
 
 
-def send_to_table_sync(campaign_id: int, message: TableMessage) -> None:
-    async_to_sync(get_channel_layer().group_send)(table_group_name(campaign_id), message)
+def send_to_table_sync(campaign_id: int, message: TableMessage) -> bool:
+    """Send to the table's group; False (and a warning logged) if the layer failed."""
+    try:
+        async_to_sync(get_channel_layer().group_send)(table_group_name(campaign_id), message)
+    except Exception:  # any layer failure: the change is committed, the message is missed
+        logger.warning(
+            "Missed broadcast %s to table %s: the channel layer failed; browsers resync on "
+            "their next message or reconnect",
+            message.get("type"),
+            campaign_id,
+            exc_info=True,
+        )
+        return False
+    return True
+
+
+def after_commit(send: Callable[[], object]) -> None:
+    """Run `send` once the current transaction commits (at once outside one). `robust`:
+    an error in it is logged, never raised into the request that committed."""
+    transaction.on_commit(send, robust=True)
 
 
 def send_to_table_on_commit(campaign_id: int, message: TableMessage) -> None:
     """Send once the current transaction commits (at once outside a transaction)."""
-    transaction.on_commit(lambda: send_to_table_sync(campaign_id, message))
+    after_commit(lambda: send_to_table_sync(campaign_id, message))

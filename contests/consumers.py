@@ -7,9 +7,10 @@ full current state (sent after a gap in sequence numbers or a reconnect).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
-import time
+import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -22,6 +23,8 @@ from . import live, presence
 from .broadcast import table_group_name
 from .table_actions import KNOWN_ACTIONS, perform
 
+logger = logging.getLogger(__name__)
+
 # Database work runs on the thread pool, not on the one shared "sync" thread: otherwise
 # every socket's lookups, renders and actions queue behind each other (make bench).
 db_async = functools.partial(database_sync_to_async, thread_sensitive=False)
@@ -29,12 +32,12 @@ db_async = functools.partial(database_sync_to_async, thread_sensitive=False)
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_NOT_A_MEMBER = 4403
 CLOSE_REMOVED = 4404
+# The person's role at the table changed (a GM hand-over): the page reloads for the new one.
+CLOSE_ROLE_CHANGED = 4409
+# Live updates are unavailable (the channel layer failed): "try again later", and the
+# htmx ws extension reconnects by itself.
+CLOSE_TRY_AGAIN = 1013
 MAX_MESSAGE_BYTES = 4096
-# Token bucket per connection: a burst of 10 actions, refilled at 5 a second.
-RATE_BURST = 10
-RATE_PER_SECOND = 5.0
-# The bucket's clock (tests hold it still, so a slow machine's refills do not blur a burst).
-clock = time.monotonic
 
 
 async def release_channel(layer, channel: str) -> None:
@@ -57,6 +60,19 @@ async def release_channel(layer, channel: str) -> None:
     await loop_layer._get_shard(channel).unsubscribe(channel)
 
 
+async def _come_back_later(receive, send) -> None:
+    """Answer a socket with "live updates unavailable" and 1013 (try again later), from
+    below the consumer: with no channel layer there is no consumer to speak for it."""
+    message = await receive()
+    if message.get("type") != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    text = "Live updates are unavailable right now; reconnecting…"
+    html = render_to_string("contests/table.html#error", {"error": text, "kind": "error"})
+    await send({"type": "websocket.send", "text": html})
+    await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
+
+
 @db_async
 def _role_at_table(campaign_id: int, user) -> str | None:
     campaign = Campaign.objects.filter(pk=campaign_id).first()
@@ -67,37 +83,62 @@ class TableConsumer(AsyncWebsocketConsumer):
     """One browser at a campaign's table (`ws/tables/<campaign_id>/`).
 
     Refused sockets are accepted and closed at once with a code the page can show
-    (4401 not logged in, 4403 not a member); they never join the group.
+    (4401 not logged in, 4403 not a member); they never join the group. The socket's
+    role is re-read on every resync and follows every change of it: a removal closes it
+    (4404), a GM hand-over closes it so the page reloads with the new role (4409).
     """
 
     campaign_id: int
     role: str | None = None
+    joined: bool = False
+    heartbeat_task: asyncio.Task | None = None
 
     async def __call__(self, scope, receive, send) -> None:
         try:
             await super().__call__(scope, receive, send)
+        except Exception:
+            if getattr(self, "channel_name", None):
+                raise
+            # The channel layer could not even give this socket a channel (Redis down).
+            logger.warning("Table socket refused: the channel layer failed", exc_info=True)
+            await _come_back_later(receive, send)
         finally:
+            # However the socket ends (a close, a crash, a cancelled task), its presence
+            # row and its subscription go with it.
+            await self._leave()
             layer = getattr(self, "channel_layer", None)
             if layer is not None and getattr(self, "channel_name", None):
                 await release_channel(layer, self.channel_name)
 
     async def connect(self) -> None:
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
-        self.tokens = float(RATE_BURST)
-        self.refilled_at = clock()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self._refuse(CLOSE_NOT_LOGGED_IN)
             return
-        self.role = await _role_at_table(self.campaign_id, user)
-        if self.role is None:
+        role = await _role_at_table(self.campaign_id, user)
+        if role is None:
             await self._refuse(CLOSE_NOT_A_MEMBER)
             return
         self.group_name = table_group_name(self.campaign_id)
-        await self.channel_layer.group_add(self.group_name, self.channel_name)
+        try:
+            await self.channel_layer.group_add(self.group_name, self.channel_name)
+        except Exception:  # the channel layer (Redis) is down: no live updates for now
+            logger.warning(
+                "Table %s: socket not joined, the channel layer failed",
+                self.campaign_id,
+                exc_info=True,
+            )
+            await self.accept()
+            await self._send_error("Live updates are unavailable right now; reconnecting…")
+            await self.close(code=CLOSE_TRY_AGAIN)
+            return
+        self.role = role
+        self.joined = True
         await db_async(presence.presence_join)(
-            campaign_id=self.campaign_id, user=user, role=self.role, channel_name=self.channel_name
+            campaign_id=self.campaign_id, user=user, role=role, channel_name=self.channel_name
         )
+        self.heartbeat_task = asyncio.create_task(self._heartbeat())
         await self.accept()
         # The full current state, so a (re)connecting browser depends on nothing it missed.
         await self.send(text_data=await self._render_full_state())
@@ -108,21 +149,32 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
-        if self.role is None:
+        await self._leave()
+
+    async def _leave(self) -> None:
+        """Leave the table once: the group, the presence row, and tell the others."""
+        if not self.joined:
             return
-        await self.channel_layer.group_discard(self.group_name, self.channel_name)
-        await db_async(presence.presence_leave)(channel_name=self.channel_name)
+        self.joined = False
         self.role = None
+        if self.heartbeat_task is not None:
+            self.heartbeat_task.cancel()
+        try:
+            await self.channel_layer.group_discard(self.group_name, self.channel_name)
+        except Exception:
+            logger.warning("Table %s: group_discard failed", self.campaign_id, exc_info=True)
+        await db_async(presence.presence_leave)(channel_name=self.channel_name)
         await self._broadcast_presence()
 
-    def _take_token(self) -> bool:
-        now = clock()
-        self.tokens = min(RATE_BURST, self.tokens + (now - self.refilled_at) * RATE_PER_SECOND)
-        self.refilled_at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+    async def _heartbeat(self) -> None:
+        """Keep this process's presence rows alive (one write a period per process)."""
+        while True:
+            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            if presence.heartbeat_due():
+                try:
+                    await db_async(presence.heartbeat)()
+                except Exception:
+                    logger.warning("Presence heartbeat failed", exc_info=True)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.role is None:
@@ -138,11 +190,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not isinstance(message, dict):
             await self._send_error("That message is not an object; nothing was done.")
             return
-        if not self._take_token():
-            await self._send_error("Too many actions at once; slow down. Nothing was done.")
-            return
         action = message.get("action")
         if action == "resync":
+            # The role as it is now: a change this socket missed is caught here.
+            role = await _role_at_table(self.campaign_id, self.scope["user"])
+            if role != self.role:
+                await self._role_lost(CLOSE_ROLE_CHANGED if role else CLOSE_REMOVED)
+                return
             await self.send(text_data=await self._render_full_state())
             return
         if not isinstance(action, str) or action not in KNOWN_ACTIONS:
@@ -172,15 +226,27 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def table_revoke(self, event: dict) -> None:
         if self.role is not None and event["user_id"] == self.scope["user"].pk:
-            await self.disconnect(CLOSE_REMOVED)
-            await self.close(code=CLOSE_REMOVED)
+            await self._role_lost(CLOSE_REMOVED)
+
+    async def table_role(self, event: dict) -> None:
+        if self.role is not None and event["user_id"] == self.scope["user"].pk:
+            await self._role_lost(CLOSE_ROLE_CHANGED)
+
+    async def _role_lost(self, code: int) -> None:
+        """Nothing more reaches this socket: it leaves the table and is closed; the page
+        says why (4404) or reloads with the person's new role (4409)."""
+        await self._leave()
+        await self.close(code=code)
 
     async def _broadcast_presence(self) -> None:
         html = await db_async(presence.render_presence)(self.campaign_id)
         # This consumer's own layer, so a test can seat two app instances on two layers.
-        await self.channel_layer.group_send(
-            table_group_name(self.campaign_id), {"type": "table.fragment", "html": html}
-        )
+        try:
+            await self.channel_layer.group_send(
+                table_group_name(self.campaign_id), {"type": "table.fragment", "html": html}
+            )
+        except Exception:
+            logger.warning("Table %s: presence not broadcast", self.campaign_id, exc_info=True)
 
     @db_async
     def _render_full_state(self) -> str:

@@ -6,6 +6,7 @@ cached snapshot of it, rewritten in the same transaction as each event.
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from .events import EventType
 
@@ -138,7 +139,10 @@ class TablePresence(models.Model):
     """One open websocket at a campaign's table.
 
     Kept in the database (not process memory) so that every Daphne process behind the
-    Redis channel layer reports the same people at the table.
+    Redis channel layer reports the same people at the table. Each row belongs to the
+    server process holding the socket (`server`), which refreshes `seen_at` on a
+    heartbeat: a process that dies (`kill -9`) leaves rows that expire, and clearing
+    stale rows never touches a live process's (contests/presence.py).
     """
 
     campaign = models.ForeignKey(
@@ -148,6 +152,8 @@ class TablePresence(models.Model):
     channel_name = models.CharField(max_length=200, unique=True)
     role = models.CharField(max_length=10)
     connected_at = models.DateTimeField(auto_now_add=True)
+    server = models.CharField(max_length=100, default="", db_index=True)
+    seen_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["connected_at", "id"]

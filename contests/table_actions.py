@@ -13,6 +13,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 
 from campaigns.models import Campaign
+from questworlds_site import throttle
 
 from . import actions
 from .services import ContestError, contest_act, contest_frame
@@ -26,6 +27,8 @@ class Reply:
     created: bool = False
     seq: int = 0
     contest_id: int | None = None
+    # Refused by the rate limit: try again after this many seconds (HTTP 429).
+    retry_after: int = 0
 
 
 def perform(*, campaign_id: int, user, message: dict[str, Any], form: bool = False) -> Reply:
@@ -33,6 +36,10 @@ def perform(*, campaign_id: int, user, message: dict[str, Any], form: bool = Fal
 
     `form`: the message comes from a form, whose fields are all strings (a whole-number
     field then also takes a string of digits, a flag a checkbox's value)."""
+    # One limit per person for both paths and every process (questworlds_site/throttle.py).
+    refusal = throttle.table_action(user.pk)
+    if refusal is not None:
+        return Reply(error=refusal.message, retry_after=refusal.retry_after)
     if not isinstance(message, dict):
         return Reply(error="That message is not an object; nothing was done.")
     try:

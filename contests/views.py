@@ -129,8 +129,8 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
     contest = live.current_contest(campaign.pk)
     html = live.render_contest(contest, role)
     if reply.error:
-        # htmx swaps only 2xx answers; a plain form post gets a real 400.
-        status = 200 if request.htmx else 400
+        # htmx swaps only 2xx answers; a plain form post gets a real 400 (429: too many).
+        status = 200 if request.htmx else (429 if reply.retry_after else 400)
         html += live.render_error(reply.error)
     elif not reply.created:
         status = 200
@@ -138,4 +138,7 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
     else:
         status = 200
         html += live.render_error("")
-    return HttpResponse(html, status=status)
+    response = HttpResponse(html, status=status)
+    if reply.retry_after:
+        response["Retry-After"] = str(reply.retry_after)
+    return response

@@ -148,3 +148,18 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Rate limits (questworlds_site/throttle.py), in the `limits` notation ("N/P unit").
+# Table actions per person, by htmx POST and websocket together, across processes.
+ACTION_RATE_LIMIT = os.environ.get("ACTION_RATE_LIMIT", "20/10 seconds")
+# Failed sign-ins per account name, and per client address.
+LOGIN_FAILURE_LIMIT = os.environ.get("LOGIN_FAILURE_LIMIT", "5/15 minutes")
+LOGIN_ADDRESS_FAILURE_LIMIT = os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "30/15 minutes")
+# New accounts per client address.
+SIGNUP_LIMIT = os.environ.get("SIGNUP_LIMIT", "10/hour")
+# Invitation links that lead nowhere, per client address.
+INVITATION_FAILURE_LIMIT = os.environ.get("INVITATION_FAILURE_LIMIT", "20/hour")
+
+# Table presence (contests/presence.py): each server process marks its sockets alive this
+# often; rows not marked for three periods belong to a dead process and expire.
+PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "30"))

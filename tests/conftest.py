@@ -91,6 +91,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit("REQUIRE_SERVICES=1 but " + "; ".join(problems), returncode=3)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Each test starts with no rate-limit counts (they live in the worker's Redis
+    database, shared with the servers the browser tests start)."""
+    from questworlds_site import throttle
+
+    throttle.reset()
+    yield
+
+
 @pytest.fixture
 def make_user(db):
     from django.contrib.auth import get_user_model

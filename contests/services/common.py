@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 
 from campaigns.access import campaign_role
 from campaigns.models import Campaign
 from characters.models import Character
 from community.models import ResourceDraw
 
+from ..broadcast import after_commit
 from ..live import broadcast_contest
 from ..models import Contest, ContestEvent
 from ..table import Actor
@@ -73,10 +73,9 @@ def _approved_draw(campaign: Campaign, draw_id: Any):
 
 
 def _emit(contest: Contest, event: ContestEvent) -> None:
-    """Broadcast the contest once the action commits, from the objects it used."""
-    # Imported here: rendering pulls in templates, which services need not load.
-
-    transaction.on_commit(lambda: broadcast_contest(contest, event))
+    """Broadcast the contest once the action commits, from the objects it used; a
+    failure to render or send is logged and never fails the committed action."""
+    after_commit(lambda: broadcast_contest(contest, event))
 
 
 def _message(error: Exception) -> str:

@@ -2,15 +2,20 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 
+from questworlds_site import throttle
+
 from . import views
+from .login import ThrottledLoginView
 
 urlpatterns = [
-    path("signup/", views.signup, name="signup"),
     path(
-        "login/",
-        login_not_required(auth_views.LoginView.as_view(redirect_authenticated_user=True)),
-        name="login",
+        "signup/",
+        throttle.limit_posts(
+            "SIGNUP_LIMIT", "Too many sign-ups from this address: try again in {wait}."
+        )(views.signup),
+        name="signup",
     ),
+    path("login/", login_not_required(ThrottledLoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",

@@ -7,6 +7,7 @@
     4403: "You are not a member of this campaign.",
     4404: "You were removed from this campaign.",
   };
+  const ROLE_CHANGED = 4409;
   // The htmx ws extension reconnects by itself only after these codes; a server that
   // shuts down cleanly (1001) or any other drop gets a reconnect from us.
   const EXTENSION_RECONNECTS = [1006, 1011, 1012, 1013];
@@ -31,6 +32,12 @@
     const code = evt.detail && evt.detail.event ? evt.detail.event.code : 0;
     if (REFUSED[code]) {
       setStatus("refused", REFUSED[code]);
+      return;
+    }
+    if (code === ROLE_CHANGED) {
+      // The GM handed the campaign over: the whole page is redrawn for the new role.
+      setStatus("refused", "Your role at this table changed; reloading…");
+      setTimeout(function () { window.location.reload(); }, 500);
       return;
     }
     setStatus("reconnecting", "Connection lost, reconnecting…");

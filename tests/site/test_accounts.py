@@ -72,7 +72,7 @@ def test_log_in_and_log_out(client, alice):
 
 def test_a_wrong_password_is_refused(client, alice):
     response = client.post(reverse("login"), {"username": "alice", "password": "nope"})
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert b"correct username and password" in response.content
 
 
