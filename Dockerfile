@@ -12,4 +12,5 @@ RUN DEBUG=false SECRET_KEY=collectstatic-only python manage.py collectstatic --n
 RUN useradd --create-home questworlds && chown -R questworlds /app
 USER questworlds
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "questworlds_site.asgi:application"]
+# No --proxy-headers: forwarded headers are believed only from TRUSTED_PROXIES (proxy.py).
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "questworlds_site.asgi:application"]

@@ -73,6 +73,16 @@ def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "contests/table.html", _table_context(campaign, role, request.user))
 
 
+def table_viewer_css(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The table's one per-viewer style: controls meant for one player (`data-for-user`)
+    show only in that player's browser. Served as a stylesheet because the
+    Content-Security-Policy allows no inline style; the server checks every action anyway."""
+    get_campaign_for_user(request.user, campaign_id)  # members only (404 otherwise)
+    mine = f'[data-for-user="{int(request.user.pk)}"]'
+    css = f"[data-for-user]:not({mine}) {{ display: none !important; }}\n"
+    return HttpResponse(css, content_type="text/css; charset=utf-8")
+
+
 def _message_from_post(post) -> dict:
     """The form as a table message: only its field names are read here.
 

@@ -47,7 +47,10 @@ def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
         name = unquote(parts.path.lstrip("/"))
         if not name:
             raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database")
-        options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        options: dict[str, Any] = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        pool = database_pool_from_env()
+        if pool:
+            options["pool"] = pool
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": name,
@@ -55,14 +58,43 @@ def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
-            "CONN_MAX_AGE": 60,
-            "CONN_HEALTH_CHECKS": True,
+            # Under ASGI a persistent connection is kept per thread (Django's docs: turn
+            # them off); connections are borrowed from the pool for each request instead.
+            "CONN_MAX_AGE": 0,
             "OPTIONS": options,
         }
     raise ImproperlyConfigured(
         f"DATABASE_URL={url!r}: only sqlite:///file and "
         "postgres://user@host:port/name are supported"
     )
+
+
+def envint(name: str, default: int, minimum: int = 0) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r}: a whole number is needed") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name}={raw!r}: at least {minimum}")
+    return value
+
+
+def database_pool_from_env() -> dict[str, Any] | None:
+    """psycopg's connection pool for one server process (docs/deploy.md sizes it).
+
+    DB_POOL_MAX_SIZE (10) connections at most, DB_POOL_MIN_SIZE (1) kept open; a request
+    that finds them all busy waits up to DB_POOL_TIMEOUT seconds (30) for one rather than
+    failing. DB_POOL_MAX_SIZE=0 turns the pool off (behind pgbouncer, say).
+    """
+    max_size = envint("DB_POOL_MAX_SIZE", 10)
+    if max_size == 0:
+        return None
+    min_size = min(envint("DB_POOL_MIN_SIZE", 1), max_size)
+    timeout = envint("DB_POOL_TIMEOUT", 30, minimum=1)
+    return {"min_size": min_size, "max_size": max_size, "timeout": timeout}
 
 
 CHANNEL_LAYER_BACKENDS = {

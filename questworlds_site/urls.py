@@ -9,6 +9,11 @@ urlpatterns = [
     path("", include("campaigns.urls")),
     path("campaigns/<int:campaign_id>/table/", contest_views.table, name="table"),
     path("campaigns/<int:campaign_id>/table/act/", contest_views.act, name="table_act"),
+    path(
+        "campaigns/<int:campaign_id>/table/viewer.css",
+        contest_views.table_viewer_css,
+        name="table_viewer_css",
+    ),
     path("campaigns/<int:campaign_id>/community/", include("community.urls")),
     path("characters/", include("characters.urls")),
     path("accounts/", include("questworlds_site.accounts.urls")),

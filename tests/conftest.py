@@ -16,10 +16,6 @@ from django.conf import settings
 
 from questworlds_site.env import channel_layer_from_env
 
-# Websocket handlers reach the database from worker threads; persistent connections
-# there would outlive each test and block dropping the PostgreSQL test database.
-settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
-
 # Tests log people in by the thousand: Django's 1,000,000 PBKDF2 rounds would cost
 # 0.4 s a user and prove nothing about the app. The live servers the browser tests
 # start keep the real hasher.

@@ -29,11 +29,34 @@ CHROMIUM_FLAGS = [
 ]
 
 
+# What the browser refused under the Content-Security-Policy during the current test.
+CSP_VIOLATIONS: list[str] = []
+
+
+def _watch_csp(message) -> None:
+    if "Content Security Policy" in message.text:
+        where = message.location
+        CSP_VIOLATIONS.append(f"{where.get('url', '')}:{where.get('lineNumber')}: {message.text}")
+
+
 def accepting(page):
     """The page says yes to the confirmation an action that cannot be taken back asks
-    (`hx-confirm`); Playwright would otherwise dismiss it and nothing would be sent."""
+    (`hx-confirm`); Playwright would otherwise dismiss it and nothing would be sent.
+    Anything the Content-Security-Policy blocks on the page fails the test."""
     page.on("dialog", lambda dialog: dialog.accept())
+    page.on("console", _watch_csp)
     return page
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation():
+    """Every browser test doubles as a check that the CSP blocks nothing the app needs
+    (an inline script or style left in a template would break in real browsers)."""
+    CSP_VIOLATIONS.clear()
+    yield
+    assert CSP_VIOLATIONS == [], "the Content-Security-Policy blocked:\n" + "\n".join(
+        CSP_VIOLATIONS
+    )
 
 
 def chromium_path() -> str | None:

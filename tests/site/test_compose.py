@@ -40,11 +40,22 @@ def test_it_has_the_database_cache_migration_and_web_services(compose):
         assert services[name]["healthcheck"]["test"], f"{name} has no health check"
 
 
-def test_web_waits_for_migrations_and_publishes_port_8000(compose):
+def test_web_waits_for_migrations_and_only_the_proxy_publishes_a_port(compose):
     web = compose["services"]["web"]
     assert web["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
-    assert "8000:8000" in web["ports"]
+    assert "ports" not in web  # reachable only through nginx (issue 12, item 10)
     assert "/healthz" in " ".join(web["healthcheck"]["test"])
+    proxy = compose["services"]["proxy"]
+    assert "8000:80" in proxy["ports"]
+    assert proxy["depends_on"]["web"]["condition"] == "service_healthy"
+    # The app believes forwarded headers from the proxy's fixed address alone.
+    address = proxy["networks"]["default"]["ipv4_address"]
+    assert web["environment"]["TRUSTED_PROXIES"] == address
+    conf = proxy["volumes"][0].split(":")[0]
+    text = (ROOT / conf).read_text()
+    assert "proxy_pass http://questworlds" in text and "server web:8000" in text
+    assert "proxy_set_header X-Forwarded-For $remote_addr" in text
+    assert "--proxy-headers" not in (ROOT / "Dockerfile").read_text().split("CMD")[-1]
     migrate = compose["services"]["migrate"]
     assert "migrate" in " ".join(migrate["command"])
     assert migrate["depends_on"]["db"]["condition"] == "service_healthy"

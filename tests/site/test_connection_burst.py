@@ -1,0 +1,148 @@
+"""Database connections come from a bounded pool (issue 12, item 4): a burst of page
+loads and table actions over two real Daphne processes never fails, and PostgreSQL
+never holds more connections for the app than the two pools allow."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import psycopg
+import pytest
+from django.conf import settings
+
+from bench.liveserver import daphne_process, fresh_database, log_in, manage, server_env
+
+POOL_MAX = 6
+PAGE_LOADS = 400
+ACTIONS = 100
+
+FRAME = """
+import json
+from django.contrib.auth import get_user_model
+from campaigns.models import Campaign
+from campaigns.services import session_start
+from contests.services import contest_frame
+gm = get_user_model().objects.get(username="gm")
+campaign = Campaign.objects.filter(gm=gm).order_by("pk").first()
+character = campaign.characters.order_by("pk").first()
+if campaign.open_session() is None:
+    session_start(campaign=campaign, actor=gm, title="Burst", attendees=campaign.characters.all())
+contest = contest_frame(
+    campaign=campaign, user=gm, idempotency_key="burst",
+    data={"kind": "simple", "prize": "the ford", "pc": {"character_id": character.pk},
+          "opponent": {"name": "The Grey River", "level": "moderate"}},
+).contest
+print(json.dumps({"campaign": campaign.pk, "contest": contest.pk,
+                  "character": character.pk}))
+"""
+
+
+class Sampler(threading.Thread):
+    """Counts the database's connections every 20 ms while the burst runs."""
+
+    def __init__(self, admin_url: str, database: str) -> None:
+        super().__init__(daemon=True)
+        self.admin_url, self.database = admin_url, database
+        self.counts: list[int] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            while not self.done.is_set():
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [self.database]
+                ).fetchone()
+                self.counts.append(row[0])
+                self.done.wait(0.02)
+
+
+def _csrf(opener, base: str, campaign: int) -> str:
+    page = opener.open(f"{base}/campaigns/{campaign}/table/", timeout=60).read().decode()
+    return re.search(r'"X-CSRFToken": "([^"]+)"', page).group(1)
+
+
+@pytest.mark.skipif(
+    not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
+    reason="the pool is PostgreSQL's (SQLite has no connection limit to run out of)",
+)
+@pytest.mark.xdist_group("servers")
+def test_a_burst_over_two_processes_stays_within_the_pools(tmp_path):
+    with fresh_database(tmp_path, template="demo") as database_url:
+        env = server_env(
+            database_url,
+            DB_POOL_MAX_SIZE=str(POOL_MAX),
+            ACTION_RATE_LIMIT="1000/10 seconds",  # this test is about connections
+        )
+        ids = json.loads(manage(env, "shell", "-c", FRAME).strip().splitlines()[-1])
+        campaign, contest = ids["campaign"], ids["contest"]
+        database = urllib.parse.urlsplit(database_url).path.lstrip("/")
+        admin = urllib.parse.urlsplit(database_url)._replace(path="/postgres").geturl()
+        with daphne_process(env) as (_a, first), daphne_process(env) as (_b, second):
+            bases = (first, second)
+            sessions = []
+            for base in bases:
+                for username in ("gm", "alice", "bob"):
+                    opener = log_in(base, username, "questworlds")[0]
+                    sessions.append((base, username, opener, _csrf(opener, base, campaign)))
+            pages = (
+                "/home/",
+                f"/campaigns/{campaign}/",
+                f"/campaigns/{campaign}/table/",
+                "/characters/",
+                f"/campaigns/{campaign}/archive/",
+            )
+
+            def load(n: int) -> int:
+                base, _user, opener, _token = sessions[n % len(sessions)]
+                try:
+                    with opener.open(base + pages[n % len(pages)], timeout=120) as response:
+                        return response.status
+                except urllib.error.HTTPError as error:
+                    return error.code
+
+            def act(n: int) -> int:
+                gm_sessions = [s for s in sessions if s[1] == "gm"]
+                base, _user, opener, token = gm_sessions[n % len(gm_sessions)]
+                data = urllib.parse.urlencode(
+                    {
+                        "action": "set_tactic",
+                        "contest": str(contest),
+                        "key": f"burst-{n}",
+                        "side": "opponent",
+                        "tactic": f"Rise {n}",
+                    }
+                ).encode()
+                request = urllib.request.Request(
+                    f"{base}/campaigns/{campaign}/table/act/",
+                    data=data,
+                    headers={"HX-Request": "true", "X-CSRFToken": token, "Referer": base},
+                )
+                try:
+                    with opener.open(request, timeout=120) as response:
+                        body = response.read().decode()
+                        return 200 if "Nothing was done" not in body else 409
+                except urllib.error.HTTPError as error:
+                    return error.code
+
+            sampler = Sampler(admin, database)
+            sampler.start()
+            with ThreadPoolExecutor(max_workers=48) as pool:
+                loads = pool.map(load, range(PAGE_LOADS))
+                acts = pool.map(act, range(ACTIONS))
+                statuses = list(loads) + list(acts)
+            sampler.done.set()
+            sampler.join(timeout=10)
+
+    failures = [s for s in statuses if s != 200]
+    assert failures == [], f"{len(failures)} of {len(statuses)} requests failed: {failures[:20]}"
+    # Two processes, each at most POOL_MAX connections; the sampler's own is not in
+    # this database (it connects to "postgres").
+    assert sampler.counts, "the sampler saw nothing"
+    assert max(sampler.counts) <= 2 * POOL_MAX, sampler.counts
+    print(f"connections during the burst: max {max(sampler.counts)}, pool bound {2 * POOL_MAX}")

@@ -1,0 +1,39 @@
+"""`manage.py check --deploy` is clean with the production settings of docs/deploy.md."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": "x7#kq2!vz0p9-production-like-secret-key-of-more-than-fifty-chars",
+    "ALLOWED_HOSTS": "table.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://table.example.org",
+    "TRUSTED_PROXIES": "172.28.0.10",
+    "SECURE_SSL_REDIRECT": "true",
+    "SECURE_HSTS_SECONDS": "31536000",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+    "SECURE_HSTS_PRELOAD": "true",
+}
+
+
+def test_check_deploy_is_clean_with_the_documented_production_settings():
+    documented = (ROOT / "docs" / "deploy.md").read_text()
+    for name in PRODUCTION:
+        assert name in documented, f"docs/deploy.md does not document {name}"
+    env = {**os.environ, **PRODUCTION}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARNINGS" not in result.stdout + result.stderr
