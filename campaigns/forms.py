@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 from django import forms
 from django.contrib.auth import get_user_model
 
 from characters.models import Character
+from questworlds_site import limits
+from questworlds_site.uploads import read_json
 
 from .models import (
     Campaign,
@@ -127,9 +127,11 @@ class JoinForm(forms.Form):
         empty_label="— create a new character —",
         label="Join with",
     )
-    new_character_name = forms.CharField(label="New character's name", required=False)
+    new_character_name = forms.CharField(
+        label="New character's name", required=False, max_length=120
+    )
     new_character_concept = forms.CharField(
-        label="Concept", required=False, help_text="An adjective and an occupation."
+        label="Concept", required=False, max_length=200, help_text="An adjective and an occupation."
     )
 
     def __init__(self, *args, user, **kwargs) -> None:
@@ -157,13 +159,16 @@ class NpcForm(forms.Form):
     )
     description = forms.CharField(
         required=False,
+        max_length=limits.DESCRIPTION,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="What the players may know.",
+        help_text=f"What the players may know. {limits.hint(limits.DESCRIPTION)}",
     )
     notes = forms.CharField(
         required=False,
+        max_length=limits.NOTES,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="GM only: never shown to players or on the public link.",
+        help_text="GM only: never shown to players or on the public link. "
+        + limits.hint(limits.NOTES),
     )
 
     @staticmethod
@@ -205,8 +210,9 @@ class SessionStartForm(forms.Form):
 class SessionEndForm(forms.Form):
     recap = forms.CharField(
         required=False,
+        max_length=limits.RECAP,
         widget=forms.Textarea(attrs={"rows": 8}),
-        help_text="Markdown: **bold**, *italics*, lists, links.",
+        help_text=f"Markdown: **bold**, *italics*, lists, links. {limits.hint(limits.RECAP)}",
     )
 
 
@@ -214,8 +220,9 @@ class SessionEditForm(forms.Form):
     title = forms.CharField(required=False, max_length=200)
     recap = forms.CharField(
         required=False,
+        max_length=limits.RECAP,
         widget=forms.Textarea(attrs={"rows": 8}),
-        help_text="Markdown: **bold**, *italics*, lists, links.",
+        help_text=f"Markdown: **bold**, *italics*, lists, links. {limits.hint(limits.RECAP)}",
     )
 
 
@@ -244,7 +251,5 @@ class CampaignImportForm(forms.Form):
             text = upload.read().decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise forms.ValidationError("The file is not UTF-8 text.") from exc
-        try:
-            return json.loads(text)
-        except ValueError as exc:
-            raise forms.ValidationError(f"The file is not valid JSON: {exc}.") from exc
+        # No NUL, no lone surrogate, no absurd nesting: what the database could not store.
+        return read_json(text)

@@ -7,6 +7,7 @@ from django.utils import timezone
 from contests.rules.errors import RulesError
 from contests.rules.options import RulesOptions
 from contests.rules.ratings import Rating
+from questworlds_site.limits import DESCRIPTION, NOTES, RECAP, text_limit
 
 
 class Role(models.TextChoices):
@@ -46,7 +47,7 @@ class Campaign(models.Model):
 
     name = models.CharField(max_length=120)
     genre = models.CharField(max_length=120, blank=True)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, **text_limit(DESCRIPTION))
     gm = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="campaigns_run"
     )
@@ -177,7 +178,7 @@ class Session(models.Model):
     title = models.CharField(max_length=200, blank=True)
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
-    recap = models.TextField(blank=True, help_text="Markdown.")
+    recap = models.TextField(blank=True, **text_limit(RECAP, "Markdown."))
     attendees = models.ManyToManyField(
         "characters.Character", related_name="sessions_attended", blank=True
     )
@@ -263,8 +264,10 @@ class Npc(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="npcs")
     name = models.CharField(max_length=120)
     rating = models.IntegerField(help_text="A total (27 is 7M).")
-    description = models.TextField(blank=True, help_text="What the players may know.")
-    notes = models.TextField(blank=True, help_text="GM-only notes.")
+    description = models.TextField(
+        blank=True, **text_limit(DESCRIPTION, "What the players may know.")
+    )
+    notes = models.TextField(blank=True, **text_limit(NOTES, "GM-only notes."))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

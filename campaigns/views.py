@@ -55,8 +55,10 @@ def _error(request: HttpRequest, exc: ValidationError) -> None:
 
 
 def _form_page(request: HttpRequest, form, **context) -> HttpResponse:
-    """The one page every single-form step uses (title, intro, form, submit)."""
-    return render(request, "campaigns/form.html", {"form": form, **context})
+    """The one page every single-form step uses (title, intro, form, submit); a form
+    sent back with its errors answers 400."""
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "campaigns/form.html", {"form": form, **context}, status=status)
 
 
 # --------------------------------------------------------------------- campaigns
@@ -332,7 +334,8 @@ def npc_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 messages.success(request, f"{npc.name} is in the library.")
                 return redirect("npc_list", campaign.pk)
     context = {"campaign": campaign, "role": role, "npcs": campaign.npcs.all(), "form": form}
-    return render(request, "campaigns/npcs.html", context)
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "campaigns/npcs.html", context, status=status)
 
 
 def npc_edit(request: HttpRequest, campaign_id: int, npc_id: int) -> HttpResponse:

@@ -17,6 +17,8 @@ from contests.rules.advancement import (
 )
 from contests.rules.errors import RulesError
 from contests.rules.simple import describe_level
+from questworlds_site import limits
+from questworlds_site.uploads import read_json
 
 from .models import (
     Ability,
@@ -144,7 +146,12 @@ class AbilityForm(forms.Form):
     creation_role = forms.ChoiceField(
         choices=[("", "(neither)"), *CreationRole.choices], required=False, label="Concept"
     )
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    description = forms.CharField(
+        required=False,
+        max_length=limits.SHORT_DESCRIPTION,
+        help_text=limits.hint(limits.SHORT_DESCRIPTION),
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
     phrase = forms.CharField(
         max_length=200,
         required=False,
@@ -173,7 +180,12 @@ class AbilityForm(forms.Form):
 
 class AbilityEditForm(forms.Form):
     name = forms.CharField(max_length=120)
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    description = forms.CharField(
+        required=False,
+        max_length=limits.SHORT_DESCRIPTION,
+        help_text=limits.hint(limits.SHORT_DESCRIPTION),
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
     rating = forms.CharField(max_length=12, required=False)
 
     def __init__(self, *args, ability: Ability, **kwargs):
@@ -219,7 +231,12 @@ class SidekickForm(forms.Form):
     """The sidekick and its three abilities (§6.5.1): 16, 13, 13 plus 15 points."""
 
     name = forms.CharField(max_length=120)
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    description = forms.CharField(
+        required=False,
+        max_length=limits.SHORT_DESCRIPTION,
+        help_text=limits.hint(limits.SHORT_DESCRIPTION),
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
 
     ROWS = 3
 
@@ -271,8 +288,10 @@ class NewSidekickForm(SidekickForm):
 
     origin = forms.CharField(
         label="How they came to be your follower",
+        max_length=limits.SHORT_DESCRIPTION,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="You must explain how the new sidekick has come to be your follower (§6.5.2).",
+        help_text="You must explain how the new sidekick has come to be your follower "
+        f"(§6.5.2). {limits.hint(limits.SHORT_DESCRIPTION)}",
     )
     retainer = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
@@ -289,13 +308,20 @@ class SidekickLoseForm(forms.Form):
 
 class RetainerForm(forms.Form):
     name = forms.CharField(max_length=120)
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    description = forms.CharField(
+        required=False,
+        max_length=limits.SHORT_DESCRIPTION,
+        help_text=limits.hint(limits.SHORT_DESCRIPTION),
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
 
 
 class ProseForm(forms.Form):
     prose = forms.CharField(
+        max_length=limits.PROSE,
         widget=forms.Textarea(attrs={"rows": 8}),
-        help_text="About 100 words, complete sentences, no lists (§3.6).",
+        help_text="About 100 words, complete sentences, no lists (§3.6). "
+        + limits.hint(limits.PROSE),
     )
 
 
@@ -459,10 +485,16 @@ class ImportForm(forms.Form):
                 f"{IMPORT_MAX_BYTES // 1024} KB."
             )
         try:
-            return json.loads(upload.read().decode("utf-8"))
+            text = upload.read().decode("utf-8")
         except UnicodeDecodeError:
             raise ValidationError("The file is not text (UTF-8 JSON).") from None
+        try:
+            json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValidationError(
                 f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
             ) from None
+        except RecursionError:
+            pass  # read_json says so in words
+        # No NUL, no lone surrogate, no absurd nesting: what the database could not store.
+        return read_json(text)

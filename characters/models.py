@@ -15,6 +15,7 @@ from contests.rules import Rating
 from contests.rules.options import RulesOptions
 from contests.rules.outcomes import HEALING_RESISTANCE_CLASS
 from contests.rules.states import State as RulesState
+from questworlds_site.limits import NOTES, PORTRAIT, PROSE, SHORT_DESCRIPTION, text_limit
 
 
 class CreationMethod(models.TextChoices):
@@ -43,11 +44,15 @@ class Character(models.Model):
     trait_1 = models.CharField("first notable physical trait", max_length=120, blank=True)
     trait_2 = models.CharField("second notable physical trait", max_length=120, blank=True)
     trait_3 = models.CharField("third notable physical trait", max_length=120, blank=True)
-    portrait = models.TextField(blank=True, help_text="What people see: a short description.")
+    portrait = models.TextField(
+        blank=True, **text_limit(PORTRAIT, "What people see: a short description.")
+    )
     creation_method = models.CharField(
         max_length=10, choices=CreationMethod.choices, default=CreationMethod.AS_YOU_GO
     )
-    prose = models.TextField(blank=True, help_text="The ~100-word paragraph of the prose method.")
+    prose = models.TextField(
+        blank=True, **text_limit(PROSE, "The ~100-word paragraph of the prose method.")
+    )
     creation_complete = models.BooleanField(
         default=False,
         help_text="False while the sheet is being built; as-you-go sheets stay open in play.",
@@ -67,7 +72,7 @@ class Character(models.Model):
     catch_ups = models.JSONField(
         default=list, blank=True, help_text='Catch-ups on offer: [{"ability": id, "rating": n}].'
     )
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, **text_limit(NOTES))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -125,9 +130,10 @@ class Follower(models.Model):
     owner = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="followers")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     name = models.CharField(max_length=120)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, **text_limit(SHORT_DESCRIPTION))
     origin = models.TextField(
-        blank=True, help_text="How they came to be your follower (§6.5.1, §6.5.2)."
+        blank=True,
+        **text_limit(SHORT_DESCRIPTION, "How they came to be your follower (§6.5.1, §6.5.2)."),
     )
     lost_at = models.DateTimeField(null=True, blank=True)
     lost_reason = models.CharField(
@@ -193,7 +199,7 @@ class Ability(models.Model):
     keyword = models.ForeignKey(
         "self", on_delete=models.CASCADE, null=True, blank=True, related_name="breakouts"
     )
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, **text_limit(SHORT_DESCRIPTION))
     creation_role = models.CharField(
         max_length=16, choices=CreationRole.choices, blank=True, default=""
     )

@@ -20,6 +20,7 @@ from django.db.models.functions import Lower
 from contests.rules.community import MAX_RESOURCES, describe_level, own_augments_allowed
 from contests.rules.community import Community as RulesCommunity
 from contests.rules.ratings import Rating
+from questworlds_site.limits import DESCRIPTION, text_limit
 
 GLYPH = "W"  # §8.1.3 writes masteries as W (12W); the rules engine's notation() does too
 
@@ -43,7 +44,7 @@ class Community(models.Model):
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="community"
     )
     name = models.CharField(max_length=120)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, **text_limit(DESCRIPTION))
     interval_name = models.CharField(
         max_length=40, default="season", help_text="Season, voyage, campaign… (§8.1.2)."
     )

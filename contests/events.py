@@ -203,6 +203,10 @@ def visible(payload: dict[str, Any], audience: Audience) -> dict[str, Any]:
     """
     if audience == "gm":
         return {**payload, "summary": payload.get("gm_summary", payload.get("summary", ""))}
-    shown = {key: value for key, value in payload.items() if key != "gm_summary"}
+    secret = "gm_summary" in payload or any(r.get("hidden") for r in payload.get("rolls") or [])
+    # An event with hidden dice keeps its action's `data` (the dice, a die the GM entered)
+    # for the GM too: replaying needs it, nobody else reads it.
+    dropped = {"gm_summary", "data"} if secret else {"gm_summary"}
+    shown = {key: value for key, value in payload.items() if key not in dropped}
     shown["rolls"] = [row for row in payload.get("rolls") or [] if not row.get("hidden")]
     return shown

@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 
 from characters.models import Ability
 
+from .audience import contest_view, header
 from .broadcast import send_to_table_sync
 from .choices import FRAME_CHOICES
 from .events import visible
@@ -85,13 +86,15 @@ def contest_context(
     controls = _controls(flow, audience, shared)
     entries = (_log_entry(event, audience) for event in shared["events"])
     events = [entry for entry in entries if entry is not None]
+    # The templates get this audience's copy, never the flow or its whole state.
+    state, sides, view = contest_view(flow, audience, shared["sides"])
     return {
         "choices": FRAME_CHOICES,
-        "contest": contest,
-        "flow": flow,
+        "contest": header(contest),
+        "view": view,
         "helpers": shared["helpers"] if audience == "player" else [],
-        "state": flow.state,
-        "sides": shared["sides"],
+        "state": state,
+        "sides": sides,
         "odds": shared["odds"],
         "odds_table": shared["odds_table"],
         "hero_point_offer": flow.hero_point_offer(audience),
@@ -103,7 +106,7 @@ def contest_context(
         "seq": contest.seq,
         "totals": shared["totals"],
         "controls": controls,
-        "participant_controls": _by_participant(flow, controls),
+        "participant_controls": _by_participant(view["rows"], controls),
     }
 
 
@@ -185,13 +188,9 @@ def _controls(flow: TableFlow, audience: str, shared: dict[str, Any]) -> list[Co
     return controls
 
 
-def _by_participant(flow: TableFlow, controls: list[Control]) -> list[tuple[dict, list[Control]]]:
+def _by_participant(rows: list[dict], controls: list[Control]) -> list[tuple[dict, list[Control]]]:
     """A group contest's forms under the participant each acts for, in table order."""
-    if flow.KEY != "participant":
-        return []
-    return [
-        (row, mine) for row in flow.rows if (mine := [c for c in controls if c.side == row["name"]])
-    ]
+    return [(row, mine) for row in rows if (mine := [c for c in controls if c.side == row["name"]])]
 
 
 def _group_control(flow: TableFlow, control: Control) -> list[Control]:

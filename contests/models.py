@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from questworlds_site.limits import NOTES, text_limit
+
 from .events import EventType
 
 
@@ -59,7 +61,7 @@ class Contest(models.Model):
         help_text="For the PC side: +4 complete victory .. -4 complete defeat.",
     )
     narration = models.CharField(max_length=300, blank=True)
-    gm_notes = models.TextField(blank=True)
+    gm_notes = models.TextField(blank=True, **text_limit(NOTES))
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

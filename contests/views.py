@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import get_campaign_for_user
 from characters.models import Ability, Character
 from community.models import ResourceDraw
+from questworlds_site.middleware import checks_its_own_input
 
 from . import live
 from .choices import FRAME_CHOICES
@@ -126,6 +127,7 @@ def _message_from_post(post) -> dict:
     }
 
 
+@checks_its_own_input
 @require_POST
 def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Perform one table action from a form; answers with the updated fragments."""

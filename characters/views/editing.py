@@ -48,7 +48,9 @@ def character_field(request: HttpRequest, character_id: int, field: str) -> Http
         "editing": editing,
         "heading_changed": heading_changed,
     }
-    return render(request, "characters/sheet.html#field", context)
+    # An invalid edit comes back with its errors as a 400 (htmx swaps it: base.html).
+    status = 400 if request.method == "POST" and form.errors else 200
+    return render(request, "characters/sheet.html#field", context, status=status)
 
 
 @require_POST

@@ -102,4 +102,5 @@ def character_import(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"{character.name} is imported.")
             return redirect("characters:sheet", character.pk)
-    return render(request, "characters/import.html", {"form": form})
+    status = 400 if form.errors else 200
+    return render(request, "characters/import.html", {"form": form}, status=status)

@@ -107,4 +107,4 @@ def data_of(parsed: Message) -> dict[str, Any]:
 def gm_only_fields(parsed: Message) -> list[str]:
     """The fields of this message that only the GM may send (ratings and the like)."""
     data = parsed.data  # type: ignore[attr-defined]
-    return sorted(name for name in data.GM_ONLY if name in data.model_fields_set)
+    return sorted(name for name in data.gm_only() if name in data.model_fields_set)

@@ -43,7 +43,14 @@ class Data(BaseModel):
     """An action's data: only the fields listed, each checked as typed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    # The fields that decide a roll (a rating, a bonus, a resistance, a modifier's size):
+    # only the GM sends them; a player's are read from the sheet, the library, the
+    # framing or the campaign's options (issue 12).
     GM_ONLY: ClassVar[frozenset[str]] = frozenset()
+
+    def gm_only(self) -> frozenset[str]:
+        """The GM-only fields for this message (a model may depend on what else is sent)."""
+        return self.GM_ONLY
 
 
 class Nothing(Data):
@@ -61,11 +68,20 @@ class SheetChoice(Holder):
     """An ability: the sheet's (`ability_id`), one added as you go (`new_ability`, §3.1,
     with its rating), or the GM's words and rating for a participant without a sheet."""
 
+    GM_ONLY = frozenset({"rating", "states"})
+
     ability: Name | None = None
     ability_id: Id | None = None
     new_ability: Name | None = None
     rating: RatingValue | None = None
     states: _rows(20, ShortText) | None = None
+
+    def gm_only(self) -> frozenset[str]:
+        # A new ability added as you go (§3.1) comes with the rating its player gives
+        # it, which the character's creation budget bounds (characters.services).
+        if self.new_ability is not None:
+            return self.GM_ONLY - {"rating"}
+        return self.GM_ONLY
 
 
 class PartyRef(Data):
@@ -119,7 +135,7 @@ class SetTactic(Holder):
 
 
 class Augment(Holder):
-    GM_ONLY = frozenset({"rating", "rounding", "base_resistance"})
+    GM_ONLY = frozenset({"rating", "rounding", "base_resistance", "bonus"})
 
     kind: OneOf(AUGMENT_KINDS) | None = None
     helper: Name | None = None
@@ -132,6 +148,8 @@ class Augment(Holder):
 
 
 class Modifier(Holder):
+    GM_ONLY = frozenset({"value", "bumps"})
+
     kind: OneOf(MODIFIER_KINDS) | None = None
     value: Whole(-40, 40) | None = None
     bumps: Whole(-3, 3) | None = None
@@ -191,6 +209,8 @@ class PartingShot(Holder):
 
 
 class UnrelatedAction(Holder):
+    GM_ONLY = frozenset({"resistance_level"})
+
     description: Text() | None = None
     resistance_level: OneOf(RESISTANCE_LEVELS) | None = None
 
@@ -226,6 +246,8 @@ class PlayRound(Data):
 
 
 class Assist(Holder):
+    GM_ONLY = frozenset({"resistance_shift"})
+
     recipient: Name | None = None
     pairing: Whole(1, 99) | None = None
     resistance_shift: Whole(-1, 1) | None = None
@@ -242,6 +264,8 @@ class ShiftPoints(Holder):
 
 
 class Join(Data):
+    GM_ONLY = frozenset({"rating", "level", "npc_id", "states"})
+
     name: Name | None = None
     side: Text(MAX_SIDE) | None = None
     character_id: Id | None = None

@@ -258,13 +258,15 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
         "obstacle": data.get("obstacle", ""),
         "stakes": data.get("stakes", "rising_action"),
         "better_roll": campaign.rules_options.better_roll,
+        # What a player's augment is reckoned with: the campaign's options, never theirs.
+        "base_resistance": campaign.rules_options.base_resistance,
+        "quick_augment_rounding": campaign.rules_options.quick_augment_rounding,
     }
     if str(framing["kind"]).startswith("group_"):
         framing.update(
             participants=_group_participants(campaign, data),
             pc_side=data.get("pc_side") or "pc",
             order=data.get("order") or "daring",
-            base_resistance=campaign.rules_options.base_resistance,
             roster=_roster(campaign),
         )
     else:

@@ -148,6 +148,14 @@ def read_int(data: dict[str, Any], key: str, *, default: int | None = None) -> i
     return value
 
 
+def read_rounding(data: dict[str, Any]) -> str:
+    """The campaign's quick-augment rounding from a framing (R8): down (2.2) or up (1e)."""
+    rounding = data.get("quick_augment_rounding") or "down"
+    if rounding not in ("down", "up"):
+        raise RulesError("quick_augment_rounding must be 'down' or 'up'")
+    return rounding
+
+
 def read_side(data: dict[str, Any], key: str = "side") -> str:
     side = data.get(key)
     if side not in SIDES:
@@ -353,6 +361,11 @@ class BaseFlow(ABC):
         """Whether this side's or participant's rolls are the GM's, hidden from the
         players until revealed (campaign option roll visibility "gm_hidden")."""
 
+    def gm_rolls_for(self, key: str) -> bool:
+        """Whether this side's or participant's dice are the GM's hidden ones (what
+        contests/audience.py keeps from the players)."""
+        return self._gm_rolls_for(key)
+
     @abstractmethod
     def _reveal_text(self, pending: dict[str, Any]) -> str:
         """The log line when the GM shows the hidden dice of the pending roll."""
@@ -464,7 +477,9 @@ class BaseFlow(ABC):
             self._check_own_augment(info, helper, own)
             rating = Rating.parse(data.get("rating"))
             if kind == "quick":
-                bonus = quick_augment(rating, rounding=data.get("rounding", "down"))
+                # The campaign's rounding (R8), from the framing; the GM may name another.
+                rounding = data.get("rounding") or self.state.get("quick_augment_rounding")
+                bonus = quick_augment(rating, rounding=rounding or "down")
                 entry = {"kind": "quick", "helper": helper, "ability": ability, "bonus": bonus}
             else:
                 entry = self._rolled_augment(data, roller, helper, ability, rating)
@@ -505,8 +520,9 @@ class BaseFlow(ABC):
     ) -> dict[str, Any]:
         roll = read_roll(data, "roll", roller)
         resistance_roll = read_roll(data, "resistance_roll", roller)
-        # A group contest knows the campaign's base resistance from its framing.
-        base = self.state.get("base_resistance") or read_int(data, "base_resistance", default=14)
+        # The campaign's base resistance (§2.3.3), from the framing; the GM may name another.
+        base = read_int(data, "base_resistance", default=0) or self.state.get("base_resistance")
+        base = base or 14
         outcome = rolled_augment(
             rating, roll, resistance_roll, base=base, better_roll=self.state["better_roll"]
         )

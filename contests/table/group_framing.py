@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from ..rules import IllegalAction, Rating, RulesError
 from ..rules.extended_group import ORDER_RULES
 from ..rules.scored_group import ROLES
-from .base import SIDES, Actor, read_int, read_text
+from .base import SIDES, Actor, read_int, read_rounding, read_text
 from .offers import SharedOffers
 
 GROUP_KINDS = ("group_simple", "group_scored", "group_extended")
@@ -71,6 +71,7 @@ class GroupFraming(SharedOffers):
             "stakes": stakes,
             "order": order,
             "base_resistance": read_int(data, "base_resistance", default=14),
+            "quick_augment_rounding": read_rounding(data),
             "pc_side": pc_side,
             "phase": "preparing",
             "round": 1,

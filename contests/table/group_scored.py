@@ -247,7 +247,9 @@ class GroupScoredFlow(GroupLongFlow):
                 required=False,
                 default="moderate",
             )
-            inputs = (self._pick(free), levels, words("description", "What"))
+            # The resistance is the GM's to set (§5.2.2); a player's action is moderate.
+            chosen = (levels,) if actor.is_gm else ()
+            inputs = (self._pick(free), *chosen, words("description", "What"))
             offers.append(AvailableAction("unrelated_action", "Take an unrelated action", inputs))
         return offers
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import Rating, RulesError
-from .base import SIDES, read_text
+from .base import SIDES, read_int, read_rounding, read_text
 
 # Ways to frame a simple contest: §2.19.2 costly automatic victory, §2.18 graduated goals.
 VARIANTS = ("normal", "costly", "graduated")
@@ -44,6 +44,9 @@ def framed_state(
         "prize": read_text(data, "prize"),
         "obstacle": read_text(data, "obstacle"),
         "better_roll": better_roll,
+        # The campaign's rules options a player's augment is reckoned with (R2, R8).
+        "base_resistance": read_int(data, "base_resistance", default=14),
+        "quick_augment_rounding": read_rounding(data),
         "stakes": stakes,
         "phase": "preparing",
         "round": 1,

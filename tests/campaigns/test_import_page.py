@@ -144,7 +144,7 @@ def test_a_bad_file_imports_nothing(client, exported, staff, make_file, message)
     client.force_login(staff)
     before = counts()
     response = client.post(URL, {"export": make_file(exported)})
-    assert response.status_code == 200
+    assert response.status_code == 400  # the form comes back with what is wrong
     assert message in response.content.decode()
     assert counts() == before
     assert not get_user_model().objects.filter(username="sam").exists()

@@ -39,7 +39,7 @@ def test_a_new_campaign_is_run_by_its_creator_with_default_options(client, charl
 def test_a_campaign_needs_a_name(client, charlie):
     client.force_login(charlie)
     response = client.post(reverse("campaign_create"), {"name": "", "genre": "Pulp"})
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "This field is required" in response.content.decode()
     assert not Campaign.objects.exists()
 

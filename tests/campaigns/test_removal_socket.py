@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 async def closing_code(socket) -> int:
     while True:
-        output = await socket.receive_output(timeout=3)
+        output = await socket.receive_output(timeout=10)
         if output["type"] == "websocket.close":
             return output["code"]
 

@@ -137,7 +137,7 @@ def test_a_bad_file_says_what_is_wrong_and_creates_nothing(client, kara, alice, 
     exported = character_export(kara)
     before = (Character.objects.count(), Ability.objects.count(), Follower.objects.count())
     response, page = upload(client, broken(exported, change))
-    assert response.status_code == 200
+    assert response.status_code == 400  # the form comes back with what is wrong
     assert message in page
     assert (Character.objects.count(), Ability.objects.count(), Follower.objects.count()) == before
 

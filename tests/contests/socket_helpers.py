@@ -27,7 +27,7 @@ def table_socket(
 
 
 async def receive_until(
-    communicator: WebsocketCommunicator, text: str, timeout: float = 3, limit: int = 20
+    communicator: WebsocketCommunicator, text: str, timeout: float = 10, limit: int = 20
 ) -> str:
     """Read messages until one contains `text` (presence updates arrive in bursts)."""
     seen = []

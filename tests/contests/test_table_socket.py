@@ -19,7 +19,7 @@ async def test_it_refuses_anonymous_users_with_4401(campaign):
     socket = table_socket(application, campaign.pk)
     connected, _ = await socket.connect()
     assert connected
-    closed = await socket.receive_output(timeout=3)
+    closed = await socket.receive_output(timeout=10)
     assert closed == {"type": "websocket.close", "code": 4401}
     assert await TablePresence.objects.acount() == 0
     await socket.disconnect()
@@ -29,7 +29,7 @@ async def test_it_refuses_non_members_with_4403(campaign, charlie):
     cookie = await database_sync_to_async(session_cookie)(charlie)
     socket = table_socket(application, campaign.pk, cookie)
     await socket.connect()
-    closed = await socket.receive_output(timeout=3)
+    closed = await socket.receive_output(timeout=10)
     assert closed == {"type": "websocket.close", "code": 4403}
     assert await TablePresence.objects.acount() == 0
     await socket.disconnect()
@@ -39,7 +39,7 @@ async def test_it_refuses_a_table_that_does_not_exist(gm):
     cookie = await database_sync_to_async(session_cookie)(gm)
     socket = table_socket(application, 999_999, cookie)
     await socket.connect()
-    assert (await socket.receive_output(timeout=3))["code"] == 4403
+    assert (await socket.receive_output(timeout=10))["code"] == 4403
     await socket.disconnect()
 
 
@@ -93,7 +93,7 @@ async def test_a_connecting_browser_gets_the_full_table_state_first(campaign, al
         application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
     )
     await socket.connect()
-    first = await socket.receive_from(timeout=3)
+    first = await socket.receive_from(timeout=10)
     assert 'id="presence"' in first and 'id="table-status"' in first
     await socket.disconnect()
 
@@ -146,7 +146,7 @@ async def test_a_removed_member_is_disconnected_at_once(campaign, alice):
     await receive_until(socket, "Alice")
     await send_to_table(campaign.pk, {"type": "table.revoke", "user_id": alice.pk})
     while True:
-        output = await socket.receive_output(timeout=3)
+        output = await socket.receive_output(timeout=10)
         if output["type"] == "websocket.close":
             break
     assert output["code"] == 4404

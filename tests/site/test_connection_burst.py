@@ -132,7 +132,7 @@ def test_a_burst_over_two_processes_stays_within_the_pools(tmp_path):
 
             sampler = Sampler(admin, database)
             sampler.start()
-            with ThreadPoolExecutor(max_workers=48) as pool:
+            with ThreadPoolExecutor(max_workers=24) as pool:
                 loads = pool.map(load, range(PAGE_LOADS))
                 acts = pool.map(act, range(ACTIONS))
                 statuses = list(loads) + list(acts)
