@@ -24,6 +24,7 @@ from .rules import ADVERSITY, FORTUNE
 from .rules.odds import outcome_percentages
 from .table import SIDES, TableFlow, load_flow
 from .table.base import ActionInput, Actor, AvailableAction
+from .table.long import LongFlow
 
 LOG_LENGTH = 30
 # What the GM may record at the end of a contest (§2.11): adversity, then fortune.
@@ -61,9 +62,7 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
         "events": list(contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH])
         if log
         else [],
-        "totals": _totals_from_rounds(contest)
-        if flow.is_long and flow.state.get("rounds")
-        else None,
+        "totals": flow.standing() if isinstance(flow, LongFlow) else None,
         "odds": flow.odds() if preparing else None,
         "odds_table": _odds_table(flow) if preparing else [],
         "helpers": helpers,
@@ -433,20 +432,6 @@ def _odds_table(flow: TableFlow) -> list[tuple[str, float]]:
     """Every outcome of the coming roll for the PC side, with its exact chance in %."""
     odds = flow.odds()
     return outcome_percentages(odds["outcomes"]) if odds else []
-
-
-def _totals_from_rounds(contest: Contest) -> dict[str, Any] | None:
-    latest = (
-        contest.events.filter(type="resolve")
-        .order_by("-seq")
-        .values_list("payload", flat=True)
-        .first()
-    )
-    if not latest or "totals" not in latest:
-        return None
-    numbers = [v for v in latest["totals"].values() if isinstance(v, int)]
-    scale = max([*numbers, *(contest.state.get("start_tn") or {}).values(), 1])
-    return {"values": latest["totals"], "kind": latest.get("totals_kind", ""), "scale": scale}
 
 
 def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any] | None:

@@ -71,24 +71,19 @@ def _retry_after(item: RateLimitItem, key: str) -> int:
 
 def hit(rate: str, key: str, message: str) -> Refusal | None:
     """Count one attempt against `rate` ("20/10 seconds") for `key`; a Refusal if over."""
-    item = _parsed(rate)
-    try:
-        allowed = limiter().hit(item, key)
-    except Exception:  # Redis down: play on, unlimited, and say so in the log
-        logger.warning("Rate limit %s not checked for %s: the store failed", rate, key)
-        return None
-    if allowed:
-        return None
-    wait = _retry_after(item, key)
-    return Refusal(message.format(wait=_seconds(wait)), wait)
+    return _check(rate, key, message, count=True)
 
 
 def blocked(rate: str, key: str, message: str) -> Refusal | None:
     """A Refusal if `key` has used up `rate` already (counts nothing)."""
+    return _check(rate, key, message, count=False)
+
+
+def _check(rate: str, key: str, message: str, *, count: bool) -> Refusal | None:
     item = _parsed(rate)
     try:
-        allowed = limiter().test(item, key)
-    except Exception:
+        allowed = limiter().hit(item, key) if count else limiter().test(item, key)
+    except Exception:  # Redis down: play on, unlimited, and say so in the log
         logger.warning("Rate limit %s not checked for %s: the store failed", rate, key)
         return None
     if allowed:

@@ -32,16 +32,19 @@ def _isolate_worker_services() -> None:
 
     pytest-django already gives each worker its own test database (`test_<name>_gw0`);
     Redis pub/sub channels ignore the database number, so the prefix keeps one worker's
-    table groups from reaching another's sockets. The environment carries both to the
-    servers the browser tests start.
+    table groups from reaching another's sockets. The prefix also names the run's
+    database, so two runs at once on one machine (two checkouts, CI beside a session)
+    never hear each other. The environment carries both to the servers the tests start.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     if not worker or not settings.REDIS_URL:
         return
     number = int(worker.removeprefix("gw") or 0)
     parts = urllib.parse.urlsplit(settings.REDIS_URL)
-    url = parts._replace(path=f"/{1 + number % 15}").geturl()
-    prefix = f"qw-{worker}"
+    base = int(parts.path.strip("/") or 0)
+    url = parts._replace(path=f"/{(base + 1 + number) % 16}").geturl()
+    database = str(settings.DATABASES["default"]["NAME"]).rsplit("/", 1)[-1][:40]
+    prefix = f"qw-{database}-{worker}"
     os.environ["REDIS_URL"] = settings.REDIS_URL = url
     os.environ["CHANNEL_PREFIX"] = prefix
     settings.CHANNEL_LAYERS = {

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from .dice import Result, Roller, check_roll, d20, roll_result
 from .errors import IllegalAction, RulesError
 from .machine import ContestMachine, action
+from .modifiers import refuse_resistance_modifier
 from .ratings import Rating
 from .simple import Outcome, bumped_results, compare_results, mastery_bumps
 from .states import State
@@ -222,6 +223,7 @@ class ChainedContest(ContestMachine):
         for name, value in (("pc_modifier", pc_modifier), ("opponent_modifier", opponent_modifier)):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise RulesError(f"{name} must be a whole number, not {value!r}")
+        refuse_resistance_modifier(opponent_modifier, {"opponent": self.opponent_is_pc})
         if opponent_hero_point and not self.opponent_is_pc:
             raise IllegalAction(
                 "only a player spends hero points (§2.3.5.5): the opponent is not a PC"

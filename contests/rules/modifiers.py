@@ -12,7 +12,7 @@ to `simple_contest`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -289,3 +289,14 @@ def target_number(
         bumps=sum(line.bumps for line in lines),
         lines=tuple(lines),
     )
+
+
+def refuse_resistance_modifier(value: Any, players: Mapping[str, bool | None]) -> None:
+    """R2, R18.3: situational and round modifiers apply to a PC's (or a PC opponent's)
+    target number only; a GM resistance takes none: the GM picks another class or
+    rating instead. A modifier of 0 is no modifier."""
+    if value and not players.get("opponent"):
+        raise RulesError(
+            f"a resistance takes no modifier ({value:+d} asked): modifiers apply to a PC's "
+            "target number only; give the resistance another class or rating (R2, R18.3)"
+        )

@@ -38,6 +38,8 @@ Roller = Callable[[], int]
 
 SIDES = ("pc", "opponent")
 MODIFIER_KINDS = ("stretch", "situational", "flaw", "mob", "ganging_up", "other")
+# What may adjust a GM resistance (R9: mobs raise it, ganging up lowers it); nothing else.
+RESISTANCE_ADJUSTMENTS = ("mob", "ganging_up")
 PLOT_AUGMENTS = (3, 6, 9, 20)  # §2.4.3
 MAX_TEXT = 300
 PHASE_NAMES = {
@@ -361,6 +363,22 @@ class BaseFlow(ABC):
         """Whether this side's or participant's rolls are the GM's, hidden from the
         players until revealed (campaign option roll visibility "gm_hidden")."""
 
+    def is_resistance(self, key: str, record: dict[str, Any]) -> bool:
+        """Whether the side or participant is a GM resistance (no character, not on the
+        PCs' side): its TN is its class or rating alone (R2, R18.3)."""
+        return record.get("character_id") is None and not self._on_pc_side(key, record)
+
+    def _on_pc_side(self, key: str, record: dict[str, Any]) -> bool:
+        return key == "pc"
+
+    def _refuse_on_resistance(self, key: str, record: dict[str, Any], what: str) -> None:
+        if self.is_resistance(key, record):
+            raise IllegalAction(
+                f"{record.get('name') or key} is a resistance: {what} applies to a PC's target "
+                "number only; give the resistance another class or rating, or a mob or "
+                "ganging-up adjustment (R2, R9, R18.3)"
+            )
+
     def gm_rolls_for(self, key: str) -> bool:
         """Whether this side's or participant's dice are the GM's hidden ones (what
         contests/audience.py keeps from the players)."""
@@ -430,6 +448,13 @@ class BaseFlow(ABC):
             raise RulesError("a modifier must change the value or give a bump")
         label = read_text(data, "label", limit=80) or kind.replace("_", " ")
         line = {"label": label, "value": value, "bumps": bumps, "kind": kind}
+        if kind not in RESISTANCE_ADJUSTMENTS:
+            self._refuse_on_resistance(key, record, "a modifier")
+        elif self.started and self.is_resistance(key, record):
+            raise IllegalAction(
+                f"{record.get('name') or key} is a resistance: its TN is set before the contest "
+                "starts (R2, R18.3); a mob or ganging up is set before the first round"
+            )
         self._check_modifier(key, record, line)
         record["modifiers"].append(line)
         return {
@@ -456,6 +481,7 @@ class BaseFlow(ABC):
         if self.started:
             raise IllegalAction("augments come before the contest starts (§2.4)")
         key, info = self._holder(data)
+        self._refuse_on_resistance(key, info, "an augment")
         kind = data.get("kind")
         helper = read_text(data, "helper", limit=120) or info["name"]
         ability = read_text(data, "ability", limit=120)
@@ -485,6 +511,8 @@ class BaseFlow(ABC):
                 entry = self._rolled_augment(data, roller, helper, ability, rating)
         else:
             raise RulesError("augment kind must be 'rolled', 'quick' or 'plot'")
+        if kind != "plot" and data.get("helper_character_id") is not None:
+            entry["helper_character_id"] = data["helper_character_id"]  # who helped (offers)
         info["augments"].append(entry)
         payload: dict[str, Any] = {
             "summary": f"{entry['helper']} augments {info['name']}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import ChainedContest
+from ..rules import ChainedContest, State
 from .base import SIDES
 from .long import LongFlow
 
@@ -14,6 +14,31 @@ class ChainedFlow(LongFlow):
     MACHINE = ChainedContest
     TOTALS_KIND = "state"
     ROUND_TACTICS = ("normal", "disengage")
+
+    def target(self, side: str) -> Any:
+        """The side's TN now, with the wound this contest gave it (§5.4: a consequence
+        takes effect at once, R18.9: the worst one, not the sum), as a line of its own:
+        what the table shows, its odds and the labels of a pending roll all use it."""
+        record = self.side(side)
+        wound = self._wound(side)
+        if wound is None or record.get("rating") is None:
+            return super().target(side)
+        line = {
+            "label": f"{wound.value.capitalize()} in this contest (§5.4)",
+            "value": wound.modifier,
+            "bumps": 0,
+            "kind": "other",
+        }
+        return self._target_of({**record, "modifiers": [*record.get("modifiers", []), line]})
+
+    def _engine_target(self, side: str) -> Any:
+        # The engine applies the wounds itself: give it the TN without them.
+        return super().target(side)
+
+    def _wound(self, side: str) -> State | None:
+        engine = (self.state.get("machine") or {}).get("state") or {}
+        wound = engine.get(f"{side}_state")
+        return State(wound) if wound else None
 
     def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
         return {"opponent_is_pc": self.side("opponent")["character_id"] is not None}

@@ -37,7 +37,8 @@ class ExtendedFlow(LongFlow):
     # -- the engine ---------------------------------------------------------------------
 
     def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
-        return {"pc_bumps": pc.bumps}
+        opponent_is_pc = self.side("opponent")["character_id"] is not None
+        return {"pc_bumps": pc.bumps, "opponent_is_pc": opponent_is_pc}
 
     def _totals(self, machine: Any) -> dict[str, Any]:
         return {

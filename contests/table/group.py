@@ -176,6 +176,9 @@ class GroupFlow(GroupFraming):
         step = DEGREES.index(outcome["degree"]) + 1
         return step if outcome["winner"] == "pc" else -step
 
+    def _on_pc_side(self, key: str, record: dict[str, Any]) -> bool:
+        return record.get("side") == self.state.get("pc_side", "pc")
+
     def _check_modifier(self, key: str, record: dict[str, Any], line: dict[str, Any]) -> None:
         """Every line applies, except where a kind says otherwise (group extended)."""
 

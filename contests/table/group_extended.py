@@ -12,6 +12,7 @@ from ..rules import DEFAULT_BID, GroupExtendedContest, IllegalAction, Rating, Ru
 from ..rules.extended_group import DARING_LEVELS
 from .base import (
     MODIFIER_KINDS,
+    RESISTANCE_ADJUSTMENTS,
     ActionInput,
     Actor,
     AvailableAction,
@@ -136,11 +137,12 @@ class GroupExtendedFlow(GroupLongFlow):
     def _modifier_rule(self, key: str) -> tuple[tuple[str, ...], int] | None:
         """A resistance's TN is set before the contest starts (R2); bumps change only
         with a switch of ability once it is under way (§5.3.8)."""
-        resistance = self.participant(key)["character_id"] is None
+        resistance = self.is_resistance(key, self.participant(key))
         if resistance and self.started:
             return None
-        kinds = tuple(k for k in MODIFIER_KINDS if not (resistance and k == "situational"))
-        return kinds, 0 if self.started else 3
+        if resistance:
+            return RESISTANCE_ADJUSTMENTS, 0  # R2, R9, R18.3
+        return MODIFIER_KINDS, 0 if self.started else 3
 
     def _bid_limit(self, name: str) -> int:
         """The most `name` may bid now (§5.3.6), the contest started on a copy if need be."""

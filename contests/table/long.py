@@ -25,8 +25,23 @@ class LongFlow(TableFlow):
         if self.state["machine"] is None:
             self._start_machine()
 
+    def _engine_target(self, side: str) -> Any:
+        """The TN the engine is given: what `target` shows less what the engine applies
+        itself (a chained contest's wounds)."""
+        return self.target(side)
+
+    def standing(self) -> dict[str, Any] | None:
+        """Each side's standing now (RP, AP or state), from the engine's current state
+        (so an undone round is gone from it); None before the first round."""
+        if not self.state.get("rounds") or self.state["machine"] is None:
+            return None
+        values = self._totals(self._machine())
+        numbers = [v for v in values.values() if isinstance(v, int)]
+        scale = max([*numbers, *(self.state.get("start_tn") or {}).values(), 1])
+        return {"values": values, "kind": self.TOTALS_KIND, "scale": scale}
+
     def _start_machine(self) -> None:
-        pc, opponent = self.target("pc"), self.target("opponent")
+        pc, opponent = self._engine_target("pc"), self._engine_target("opponent")
         setup: dict[str, Any] = {
             "pc": pc.rating.total,
             "opponent": opponent.rating.total,
@@ -50,7 +65,8 @@ class LongFlow(TableFlow):
     def _settle(self, pending: dict[str, Any]) -> dict:
         machine = self._machine()
         change = {
-            side: self.target(side).rating.total - self.state["start_tn"][side] for side in SIDES
+            side: self._engine_target(side).rating.total - self.state["start_tn"][side]
+            for side in SIDES
         }
         entry = self._play_round(machine, pending, change)
         self.state["machine"] = machine.to_json()

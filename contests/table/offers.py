@@ -11,6 +11,7 @@ from .base import (
     GM,
     MODIFIER_KINDS,
     PLOT_AUGMENTS,
+    RESISTANCE_ADJUSTMENTS,
     ActionInput,
     Actor,
     AvailableAction,
@@ -91,7 +92,10 @@ class SharedOffers(BaseFlow):
         return offers
 
     def _modifier_rule(self, key: str) -> tuple[tuple[str, ...], int] | None:
-        """The modifier kinds and the most bumps the GM may give `key` now (None: none)."""
+        """The modifier kinds and the most bumps the GM may give `key` now (None: none):
+        a GM resistance takes only a mob's or ganging-up's adjustment (R2, R9, R18.3)."""
+        if self.is_resistance(key, self._holder({self.KEY: key})[1]):
+            return None if self.started else (RESISTANCE_ADJUSTMENTS, 0)
         return MODIFIER_KINDS, 3
 
     def _augment_offers(
@@ -101,6 +105,11 @@ class SharedOffers(BaseFlow):
         of the actor's characters outside the contest (whether that helper has tried
         already is the service's to know: the flow knows helpers by name)."""
         offers = []
+        # An augment raises a PC's target number only (R18.3): none for a resistance.
+        keys = [(k, label) for k, label in keys if not self._resistance_key(k)]
+        mine = [(k, label) for k, label in mine if not self._resistance_key(k)]
+        if not keys:
+            return offers
         if actor.is_gm:
             inputs = (
                 self._key(keys),
@@ -122,16 +131,23 @@ class SharedOffers(BaseFlow):
                 AvailableAction("augment", "Augment your ability", (self._key(own), kinds, *rated))
             )
         inside = {self._holder({self.KEY: k})[1].get("character_id") for k, _ in keys}
-        helpers = sorted(set(actor.character_ids) - inside)
-        if helpers:
-            who = choice("helper_character_id", "Helper", ((c, f"character #{c}") for c in helpers))
-            helper = words("helper", "Helper's name", limit=120, required=True)
-            offers.append(
-                AvailableAction(
-                    "augment", "Help with an augment", (self._key(keys), kinds, who, helper, *rated)
+        helper = words("helper", "Helper's name", limit=120, required=True)
+        for key, label in keys:
+            # R8: a helper augments a side once: none who has tried it already.
+            tried = {
+                a.get("helper_character_id") for a in self._holder({self.KEY: key})[1]["augments"]
+            }
+            helpers = sorted(set(actor.character_ids) - inside - tried)
+            if helpers:
+                who = choice(
+                    "helper_character_id", "Helper", ((c, f"character #{c}") for c in helpers)
                 )
-            )
+                inputs = (self._key([(key, label)]), kinds, who, helper, *rated)
+                offers.append(AvailableAction("augment", "Help with an augment", inputs))
         return offers
+
+    def _resistance_key(self, key: str) -> bool:
+        return self.is_resistance(key, self._holder({self.KEY: key})[1])
 
     def _own_augment_open(self, key: str) -> bool:
         record = self._holder({self.KEY: key})[1]

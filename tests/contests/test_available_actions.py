@@ -369,3 +369,21 @@ def test_every_listed_action_is_accepted_and_every_other_refused(kind, seed):
         actor, offer = rng.choice(primary if primary and rng.random() < 0.5 else offers)
         data = rng.choice(list(valid_data(offer)))
         flow.apply(offer.action, data, actor, lambda: rng.randint(1, 20))
+
+
+def test_the_resistance_is_offered_no_parting_shot_r18_2():
+    """R18.2: a resistance that defeats the PC in an extended contest takes no parting
+    shot; the GM is offered none (a PC winner is, §5.3.4)."""
+    flow = TableFlow.frame({"kind": "extended", "pc": {**TAMSIN, "rating": 4}, "opponent": RIVER})
+    play(flow, ALICE, "bid", bid=4)
+    play(flow, GM, "roll", 20, 1)  # a fumble against a critical: Tamsin is out
+    play(flow, GM, "resolve")
+    assert flow.state["outcome"]["winner"] == "opponent"
+    assert "parting_shot" not in {o.action for o in flow.available_actions(GM)}
+
+    flow = TableFlow.frame({"kind": "extended", "pc": {**TAMSIN, "rating": 17}, "opponent": RIVER})
+    play(flow, ALICE, "bid", bid=17)
+    play(flow, GM, "roll", 1, 20)  # a critical against a fumble: the river is out
+    play(flow, GM, "resolve")
+    assert flow.state["outcome"]["winner"] == "pc"
+    assert "parting_shot" in {o.action for o in flow.available_actions(ALICE)}

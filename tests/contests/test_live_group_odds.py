@@ -92,12 +92,13 @@ def test_group_simple_shows_each_pc_their_odds_against_the_resistance(
 
     # Modifier lines, bumps and augments move the odds at once.
     table.act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=-3)
-    table.act(contest, gm, "modifier", participant="The Grey River", kind="other", value=0, bumps=1)
+    # A resistance takes only a mob's or ganging-up's adjustment (R9, R18.3): a mob +3.
+    table.act(contest, gm, "modifier", participant="The Grey River", kind="mob", value=3)
     table.act(contest, gm, "augment", participant="Brannoc", kind="plot", bonus=6)
     odds = shown(contest)
     assert odds == {
-        ("Tamsin", "The Grey River"): ("14", "14", odds_table(14, 14, opponent_bumps=1)),
-        ("Brannoc", "The Grey River"): ("13M", "14", odds_table(33, 14, opponent_bumps=1)),
+        ("Tamsin", "The Grey River"): ("14", "17", odds_table(14, 17)),
+        ("Brannoc", "The Grey River"): ("13M", "17", odds_table(33, 17)),
     }
     assert odds == shown(contest, "gm") == shown(contest, "spectator")
     assert_sums_to_100(odds)
@@ -120,11 +121,11 @@ def test_group_scored_shows_the_odds_of_each_pairing_still_to_roll(
 
     # A situational modifier reaches the round's roll as the change from the engine's TN.
     table.act(contest, gm, "modifier", participant="Tamsin", kind="situational", value=3)
-    table.act(contest, gm, "modifier", participant="Raider", kind="other", value=-2, bumps=-1)
+    table.act(contest, gm, "modifier", participant="Tamsin", kind="other", value=0, bumps=-1)
     table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
     odds = shown(contest)
     assert odds == {
-        ("Tamsin", "Raider"): ("20", "12", odds_table(20, 12, opponent_bumps=-1)),
+        ("Tamsin", "Raider"): ("20", "14", odds_table(20, 14, pc_bumps=-1)),
         ("Brannoc", "Chief"): ("7M", "15", odds_table(27, 15)),
     }
     assert_sums_to_100(odds)
@@ -134,7 +135,7 @@ def test_group_scored_shows_the_odds_of_each_pairing_still_to_roll(
     table.act(contest, gm, "play_round", rolls=(5, 16), pairing=1)
     table.act(contest, gm, "resolve")
     entry = contest.state["machine"]["state"]["log"][-1]
-    assert (entry["pc_rating"], entry["opponent_rating"]) == ("20", "12")
+    assert (entry["pc_rating"], entry["opponent_rating"]) == ("20", "14")
     assert set(shown(contest)) == {("Brannoc", "Chief")}
 
 
@@ -235,7 +236,7 @@ def test_a_pairings_odds_are_those_of_its_round(table, session, gm, tamsin, bran
     contest = scored(table, tamsin, brannoc)
     table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
     table.act(contest, gm, "modifier", participant="Brannoc", kind="situational", value=-9)
-    table.act(contest, gm, "modifier", participant="Chief", kind="other", value=0, bumps=2)
+    table.act(contest, gm, "modifier", participant="Brannoc", kind="other", value=0, bumps=-2)
     (entry,) = load_flow(contest.state).coming_odds()["Brannoc"]
     played = tally(
         contest.state,
@@ -245,7 +246,7 @@ def test_a_pairings_odds_are_those_of_its_round(table, session, gm, tamsin, bran
             flow.state["machine"]["state"]["log"][-1][k] for k in ("winner", "degree")
         ),
     )
-    assert entry["outcomes"] == played == simple_odds(18, 15, opponent_bumps=2)
+    assert entry["outcomes"] == played == simple_odds(18, 15, pc_bumps=-2)
 
 
 def test_an_exchanges_odds_are_those_of_its_rolls(table, session, gm, alice, bob, tamsin, brannoc):

@@ -77,9 +77,9 @@ async def test_each_audience_gets_its_own_rendering(campaign, table, session, gm
                 "contest": contest.pk,
                 "key": key(),
                 "data": {
-                    "side": "opponent",
+                    "side": "pc",
                     "kind": "situational",
-                    "value": 3,
+                    "value": -3,
                     "label": "rising water",
                 },
             }

@@ -71,7 +71,7 @@ def test_a_contest_shows_each_audience_its_actions(table, session, gm, alice, ta
     table.act(
         contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
     )
-    table.act(contest, gm, "modifier", side="opponent", kind="situational", value=-3)
+    table.act(contest, gm, "modifier", side="pc", kind="situational", value=-3)
     check(contest, cast)
     if kind == "automatic":
         table.act(contest, gm, "automatic_victory")

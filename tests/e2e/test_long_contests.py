@@ -19,13 +19,14 @@ from .test_live_contest import same_everywhere, wait_seq
 
 TAMSIN = "Tamsin Reedwalker (Alice)"
 EXTENDED, CHAINED, UNDO = "Reed-wolves", "The broken lyre", "The flooded ford"
+WOUND = "The bridge toll"
 # §2.11.2 Benefits of Victory, by degree.
 BENEFIT = {"marginal": "fresh", "minor": "pumped", "major": "invigorated", "complete": "heroic"}
 
 
 @pytest.fixture(scope="module")
 def campaigns(table_server):
-    return table_server.new_campaigns(EXTENDED, CHAINED, UNDO)
+    return table_server.new_campaigns(EXTENDED, CHAINED, UNDO, WOUND)
 
 
 def totals(page) -> dict[str, str]:
@@ -234,3 +235,62 @@ def test_the_gm_undoes_the_latest_action_on_every_open_page(people, table_server
     wait_seq([alice], 7)
     expect(alice.locator("#contest")).to_contain_text("Physical roll entered: 15")
     expect(alice.locator("#contest .pending")).to_have_count(0)
+
+
+def tn(page, key: str) -> str:
+    return page.locator(f'#contest .side[data-side="{key}"] .tn').inner_text()
+
+
+def test_a_wound_lowers_the_tn_odds_and_labels_everywhere_and_undo_restores_them(people, campaigns):
+    """Issue 13: a chained contest's wound takes effect at once (§5.4); every page shows
+    the lowered TN, the odds from it and the labels of the next roll; undoing back past
+    the wounding round restores what every page shows."""
+    campaign = campaigns[WOUND]
+    gm, alice, bob = (people.at_table(u, campaign) for u in ("gm", "alice", "bob"))
+    pages = [gm, alice, bob]
+    frame_contest(gm, "Chained contest", "Who pays the toll", TAMSIN, against="Brannoc Ironmouth")
+    wait_seq(pages, 1)
+    choose_ability(alice, "pc", "Knife Fighting 14")
+    wait_seq(pages, 2)
+    choose_ability(bob, "opponent", "Hard to Frighten 15")
+    wait_seq(pages, 3)
+    fresh_odds = same_everywhere(pages, "#contest .odds p")
+    assert all(tn(page, "pc") == "14" for page in pages)
+
+    # Round 1: 16 fails at 14 against a success: Tamsin is hurt, TN 11 from now on.
+    enter_roll(alice, "pc", 16)
+    wait_seq(pages, 4)
+    enter_roll(bob, "opponent", 5)
+    wait_seq(pages, 5)
+    click(gm, "Roll")
+    wait_seq(pages, 6)
+    click(gm, "Resolve the round")
+    wait_seq(pages, 7)
+    for page in pages:
+        expect(page.locator('#contest .side[data-side="pc"] .tn')).to_have_text("11")
+        expect(page.locator('#contest .side[data-side="pc"]')).to_contain_text(
+            "Hurt in this contest (§5.4)"
+        )
+    hurt_odds = same_everywhere(pages, "#contest .odds p")
+    assert hurt_odds != fresh_odds
+
+    # Round 2: a 12 would succeed at 14; at 11 it fails, and every page says so.
+    enter_roll(alice, "pc", 12)
+    wait_seq(pages, 8)
+    enter_roll(bob, "opponent", 18)
+    wait_seq(pages, 9)
+    click(gm, "Roll")
+    wait_seq(pages, 10)
+    assert "Tamsin Reedwalker rolled 12 (failure)" in same_everywhere(pages, "#contest .pending")
+
+    # Undo the roll, both entered dice and round 1's resolve: no wound any more.
+    for n in range(4):
+        click(gm, "Undo the last action")
+        wait_seq(pages, 11 + n)
+    for page in pages:
+        expect(page.locator('#contest .side[data-side="pc"] .tn')).to_have_text("14")
+        expect(page.locator("#contest .totals")).to_have_count(0)
+    for page in pages:
+        page.reload()
+        expect(page.locator("#connection-status")).to_have_text("Connected")
+        expect(page.locator('#contest .side[data-side="pc"] .tn')).to_have_text("14")

@@ -805,3 +805,28 @@ def test_ap_sums_move_only_as_the_tables_say(setup, moves):
                 assert change == 0
             else:
                 assert change <= 0
+
+
+# R18.2 (the 2.2 changes): "only a PC should use a parting shot, not the resistance".
+
+
+def defeated_pc(**setup):
+    contest = ExtendedContest(pc=5, opponent=15, first="opponent", **setup)
+    contest.exchange(actor="opponent", bid=6, actor_roll=5, defender_roll=15)  # 5 - 6 = -1
+    return contest
+
+
+def test_the_resistance_takes_no_parting_shot_r18_2():
+    contest = defeated_pc()
+    assert (contest.winner, contest.is_over) == ("opponent", True)
+    assert contest.state()["parting_shot_by"] is None
+    with pytest.raises(IllegalAction, match="parting shot is only allowed"):
+        contest.parting_shot(bid=3, actor_roll=5, defender_roll=15)
+    assert contest.pc_ap == -1  # nothing changed
+
+
+def test_a_pc_opponent_may_take_a_parting_shot_r18_2():
+    contest = defeated_pc(opponent_is_pc=True)
+    assert contest.state()["parting_shot_by"] == "opponent"
+    contest.parting_shot(bid=10, actor_roll=5, defender_roll=20)  # 2x bid: -21
+    assert contest.pc_ap == -21

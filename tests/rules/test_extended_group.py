@@ -896,3 +896,18 @@ def test_transfers_and_loans_conserve_ap(order, steps):
         )
         if moved:
             assert change == 0
+
+
+def test_the_resistance_takes_no_parting_shot_r18_2():
+    """R18.2 (2.2 changes): only a PC, or a PC's follower, takes a parting shot."""
+    game = contest(more=[{"name": "Wolf", "side": "orcs", "rating": 12}])
+    game.declare(name="Aria", targets=["Orc"], bid=1, daring="steady")
+    game.declare(name="Bran", targets=["Orc"], bid=1, daring="steady")
+    game.declare(name="Orc", targets=["Bran"], bid=10, daring="reckless")
+    game.declare(name="Wolf", targets=["Aria"], bid=1, daring="steady")
+    assert game.next_actor == "Orc"
+    game.act(name="Orc", actor_roll=5, defender_roll=20)  # Bran: 10 - 10 x 2 or more
+    assert game.people["Bran"].status == "out"
+    assert game.open_parting_shot is None
+    with pytest.raises(IllegalAction, match="Orc has no parting shot"):
+        game.parting_shot(name="Orc", bid=1, actor_roll=5, defender_roll=15)

@@ -868,14 +868,23 @@ ratings = st.one_of(st.integers(1, 45), st.sampled_from(["7M", "14", "3M2", "20"
     stakes=st.sampled_from(["rising_action", "climax"]),
     rounds=st.lists(round_options, max_size=12),
     shot=st.none() | st.tuples(st.integers(1, 20), st.integers(1, 20)),
+    opponent_is_pc=st.booleans(),
 )
-def test_property_play_replays_and_keeps_the_rules(pc, opponent, stakes, rounds, shot):
-    machine = ScoredContest(pc=pc, opponent=opponent, stakes=stakes)
+def test_property_play_replays_and_keeps_the_rules(
+    pc, opponent, stakes, rounds, shot, opponent_is_pc
+):
+    machine = ScoredContest(pc=pc, opponent=opponent, stakes=stakes, opponent_is_pc=opponent_is_pc)
     for options in rounds:
         if machine.is_over:
             break
         before = copy.deepcopy(machine.to_json())
         points_before = machine.points
+        if options.get("opponent_modifier") and not opponent_is_pc:
+            # R18.3: a GM resistance takes no modifier; the round is refused, unplayed.
+            with pytest.raises(RulesError, match="a resistance takes no modifier"):
+                machine.play_round(**options)
+            assert machine.to_json() == before
+            continue
         try:
             scored = machine.play_round(**options)
         except IllegalAction:
@@ -910,7 +919,7 @@ def test_property_play_replays_and_keeps_the_rules(pc, opponent, stakes, rounds,
 def test_property_illegal_actions_leave_the_state_unchanged(rounds, late):
     machine = contest()
     for options in rounds:
-        with contextlib.suppress(IllegalAction):
+        with contextlib.suppress(RulesError):  # an illegal round changes nothing anyway
             machine.play_round(**options)
         if machine.is_over:
             break

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import IllegalAction, RulesError
-from ..inputs import read_better_roll, read_int, read_rating
+from ..inputs import read_better_roll, read_flag, read_int, read_rating
 from ..machine import ContestMachine
 from ..outcomes import is_clearly_inferior
 from ..ratings import Rating
@@ -82,6 +82,7 @@ class ExtendedContestBase(ContestMachine):
         pc_bumps: int = 0,
         better_roll: str = "high",
         first: str = "pc",
+        opponent_is_pc: bool = False,
     ) -> None:
         if first not in SIDES:
             raise RulesError(f"first must be 'pc' or 'opponent', not {first!r}")
@@ -89,6 +90,9 @@ class ExtendedContestBase(ContestMachine):
             raise RulesError(f"pc_followers must be a list of ratings, not {pc_followers!r}")
         self.better_roll = read_better_roll(better_roll)
         self.first: Side = first  # type: ignore[assignment]
+        # A PC opponent (two PCs, §2.3.1.2) may take a parting shot; a resistance never
+        # does (R18.2, the 2.2 changes: "only a PC should use a parting shot").
+        self.opponent_is_pc = read_flag(opponent_is_pc, "opponent_is_pc")
         modifier = total_modifier(pc_modifiers, "pc_modifiers")
         pc_start = starting_ap(pc, modifier, pc_followers)
         opponent_start = starting_ap(opponent)
@@ -215,6 +219,8 @@ class ExtendedContestBase(ContestMachine):
         # exchange caused it: nothing else is played once a side is down.
         if self.exchanges[-1]["kind"] != "exchange":
             return None
+        if self.winner == "opponent" and not self.opponent_is_pc:
+            return None  # R18.2: the resistance takes no parting shot
         return self.winner
 
     def bid_limit(self, side: str) -> int:

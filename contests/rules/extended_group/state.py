@@ -187,6 +187,8 @@ class GroupExtendedBase(ContestMachine):
         winner = last["defender"] if loser == last["actor"] else last["actor"]
         if self.people[loser].status != "out" or not self.people[winner].is_in:
             return None
+        if not self.people[winner].pc:
+            return None  # R18.2: only a PC (or a PC's follower) takes a parting shot
         return {"by": winner, "at": loser}
 
     def state(self) -> dict[str, Any]:

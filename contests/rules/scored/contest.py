@@ -8,6 +8,7 @@ from ..dice import Roller, d20
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_better_roll, read_flag, read_rating, read_roll
 from ..machine import ContestMachine, action, after_end
+from ..modifiers import refuse_resistance_modifier
 from ..simple import DEGREES, Outcome
 from .rounds import (
     RoundPlay,
@@ -311,6 +312,7 @@ class ScoredContest(ContestMachine):
 
     def _play_contest(self, **options: dict[Side, Any]) -> RoundPlay:
         """`play_contest` between this contest's two sides, with their current ratings."""
+        refuse_resistance_modifier(options.get("modifiers", {}).get("opponent"), self._players)
         return play_contest(
             self._names,
             self._ratings,

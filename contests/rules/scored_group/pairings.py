@@ -13,6 +13,7 @@ from ..dice import Roller, d20
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_flag, read_int, read_rating
 from ..machine import action
+from ..modifiers import refuse_resistance_modifier
 from ..scored import (
     SIDES,
     WINNING_SCORE,
@@ -174,6 +175,9 @@ class GroupScoredPairings(GroupScoredBase):
             )
         members = {side: self._participants[current.members[side]] for side in SIDES}
         names = {side: member.name for side, member in members.items()}
+        # R18.3: a GM resistance (played by no one, following no one) takes no modifier.
+        played = {side: bool(m.player) or m.owner is not None for side, m in members.items()}
+        refuse_resistance_modifier(opponent_modifier, played)
         tactics = read_tactics(names, pc_tactic, opponent_tactic)
         play = play_contest(
             names,
