@@ -128,9 +128,12 @@ def character_condition_heal(
         how = describe_level(outcome)
     except RulesError as exc:
         raise invalid(exc) from exc
-    if after is not None and after.value == condition.state:
+    # §2.11.1.5, R18.7: a failed intervention leaves the dying PC doomed (recorded).
+    doomed = after is State.DYING and condition.state == State.DYING.value
+    if after is not None and after.value == condition.state and not doomed:
         return condition
-    why = f"healing, {how}" + (f": {reason.strip()}" if reason.strip() else "")
+    fate = "; doomed: a final action at most (§2.11.1.5)" if doomed else ""
+    why = f"healing, {how}{fate}" + (f": {reason.strip()}" if reason.strip() else "")
     _end_condition(condition, actor, why)
     if after is None:
         return None

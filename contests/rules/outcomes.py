@@ -256,21 +256,26 @@ def healed_state(state: State | str, outcome: Outcome | int) -> State | None:
 
     A victory removes one step of adversity per degree (marginal 1 .. complete 4),
     None meaning healed; a major defeat worsens it one step, a complete defeat two
-    (up to dead). A dying character gets one attempt (§2.11.1.5): if it does not
-    succeed, they die.
+    (up to dead). Saving a dying character follows §2.11.1.5 (R18.7, over R10's steps):
+    a successful intervention leaves them injured, a complete victory impaired; a failed
+    one leaves them dying and doomed (a final action at most, R5.4).
 
     >>> healed_state("injured", 2), healed_state("hurt", 1), healed_state("impaired", -4)
     (<State.HURT: 'hurt'>, None, <State.DYING: 'dying'>)
-    >>> healed_state("dying", 1), healed_state("dying", 0)
-    (<State.INJURED: 'injured'>, <State.DEAD: 'dead'>)
+    >>> healed_state("dying", 3), healed_state("dying", 4), healed_state("dying", 0)
+    (<State.INJURED: 'injured'>, <State.IMPAIRED: 'impaired'>, <State.DYING: 'dying'>)
     """
     state, level = parse_state(state), _level(outcome)
     if state not in HEALING_RESISTANCE_CLASS:
         raise IllegalAction(f"{state} cannot be healed (§2.11.3): only hurt to dying can")
+    if state is State.DYING:
+        # §2.11.1.5, R18.7: "Successful intervention leaves the PC injured ... a complete
+        # victory ... merely impaired"; "if intervention fails ... irrevocably doomed".
+        if level == 4:
+            return State.IMPAIRED
+        return State.INJURED if level > 0 else State.DYING
     if level > 0:
         rank = state.rank - level
-    elif state is State.DYING:
-        return State.DEAD  # §2.11.1.5: "If intervention fails, you will die"
     elif level == -3:
         rank = state.rank + 1
     elif level == -4:

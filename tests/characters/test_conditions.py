@@ -92,7 +92,9 @@ def test_a_defeat_ends_freshness_on_the_abilities_it_touches(kara, gm):
         ("injured", 2, "hurt"),  # a minor victory removes two steps
         ("hurt", 1, None),
         ("impaired", -3, "injured"),  # a major defeat worsens it one step
-        ("dying", 0, "dead"),  # §2.11.1.5: a failed intervention
+        ("dying", 0, "dying"),  # §2.11.1.5, R18.7: a failed intervention: doomed
+        ("dying", 2, "injured"),  # a successful one, whatever its degree...
+        ("dying", 4, "impaired"),  # ... but a complete victory
     ],
 )
 def test_healing_follows_the_healing_table(client, kara, gm, state, outcome, after):
@@ -110,6 +112,8 @@ def test_healing_follows_the_healing_table(client, kara, gm, state, outcome, aft
     assert [c.state for c in active] == ([after] if after else [])
     if after:
         assert [a.name for a in active.get().abilities.all()] == ["Tough"]
+    doomed = "doomed: a final action at most (§2.11.1.5)" in condition.end_reason
+    assert doomed == (state == "dying" and outcome <= 0)
 
 
 def test_only_adversity_is_healed(client, kara, gm):

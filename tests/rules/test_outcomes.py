@@ -182,13 +182,14 @@ def test_only_hurt_to_dying_has_a_healing_resistance(state):
 
 
 # §2.11.3.3 Outcomes of Healing, R10: the state after a healing attempt, by level
-# (-4..+4); None is healed. Dying follows §2.11.1.5: a failed attempt means death.
+# (-4..+4); None is healed. Dying follows §2.11.1.5 (R18.7): a success leaves them
+# injured, a complete victory impaired, a failure dying and doomed.
 HEALING_TABLE = {
     #         -4      -3       -2        -1        0         +1        +2        +3    +4
     HURT: (INJURED, IMPAIRED, HURT, HURT, HURT, None, None, None, None),
     IMPAIRED: (DYING, INJURED, IMPAIRED, IMPAIRED, IMPAIRED, HURT, None, None, None),
     INJURED: (DEAD, DYING, INJURED, INJURED, INJURED, IMPAIRED, HURT, None, None),
-    DYING: (DEAD, DEAD, DEAD, DEAD, DEAD, INJURED, IMPAIRED, HURT, None),
+    DYING: (DYING, DYING, DYING, DYING, DYING, INJURED, INJURED, INJURED, IMPAIRED),
 }
 
 
@@ -196,8 +197,9 @@ HEALING_TABLE = {
 @pytest.mark.parametrize("state", list(HEALING_TABLE))
 def test_outcomes_of_healing(state, level):
     """§2.11.3.3, R10: a victory removes one step per degree; a major defeat worsens one
-    step, a complete defeat two; §2.11.1.5: a dying character's failed intervention
-    kills, a successful one (marginal) leaves them injured."""
+    step, a complete defeat two; §2.11.1.5 and R18.7: a dying character's successful
+    intervention leaves them injured (a complete victory impaired), a failed one dying
+    and doomed."""
     assert healed_state(state, level) == HEALING_TABLE[state][level + 4]
 
 
