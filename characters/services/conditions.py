@@ -140,7 +140,7 @@ def character_condition_heal(
     replacement = Condition.objects.create(
         character=character,
         state=after.value,
-        cause=f"{condition.get_state_display().lower()}, then {why}",
+        cause=f"{condition.get_state_display().lower()}, then {why}"[:200],
         contest_id=condition.contest_id,
         applied_by=actor,
     )

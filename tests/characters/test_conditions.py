@@ -170,3 +170,18 @@ def test_a_state_goes_only_on_the_characters_own_abilities(kara, gm, build_kara,
         )
     assert "'sleepy' is not a state" in str(refused.value)
     assert not Condition.objects.exists()
+
+
+def test_a_doomed_pcs_record_fits_with_the_longest_reason(client, kara, gm):
+    """R18.7: a failed intervention on a dying PC is recorded as doomed, whatever the
+    length of the GM's reason (the form takes 150 characters)."""
+    condition = apply(kara, gm, "dying", "Tough")
+    client.force_login(gm)
+    response = client.post(
+        reverse("characters:condition_heal", args=[kara.pk, condition.pk]),
+        {"outcome": -4, "reason": "r" * 150},
+        headers=HTMX,
+    )
+    assert response.status_code == 200
+    (dying,) = Condition.objects.filter(ended_at__isnull=True)
+    assert dying.state == "dying" and "doomed" in dying.cause and len(dying.cause) <= 200
