@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
+from django.db import DataError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -127,11 +128,17 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 messages.success(request, "The campaign options are saved.")
                 return redirect("campaign_options", campaign.pk)
     context = {"campaign": campaign, "role": role, "form": form}
-    return render(request, "campaigns/options.html", context)
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "campaigns/options.html", context, status=status)
 
 
 def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign, role = get_campaign_for_user(request.user, campaign_id)
+    return _members_page(request, campaign, role)
+
+
+def _members_page(request: HttpRequest, campaign, role: str, **failed) -> HttpResponse:
+    """The members page; with `failed` (the GM's form sent back with its errors), a 400."""
     context = {
         "campaign": campaign,
         "role": role,
@@ -142,8 +149,9 @@ def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "invitations": campaign.invitations.all(),
             "invitation_form": InvitationForm(),
             "hand_over_form": HandOverForm(campaign=campaign),
+            **failed,
         }
-    return render(request, "campaigns/members.html", context)
+    return render(request, "campaigns/members.html", context, status=400 if failed else 200)
 
 
 @require_POST
@@ -156,9 +164,9 @@ def invitation_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
         link = request.build_absolute_uri(reverse("invitation_accept", args=[invitation.token]))
         messages.success(request, f"New {invitation.get_role_display().lower()} link: {link}")
-    else:
-        messages.error(request, "The invitation was not created: " + form.errors.as_text())
-    return redirect("campaign_members", campaign.pk)
+        return redirect("campaign_members", campaign.pk)
+    form.add_error(None, "The invitation was not created.")
+    return _members_page(request, campaign, Role.GM, invitation_form=form)
 
 
 @require_POST
@@ -190,7 +198,8 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
         else:
             messages.success(request, f"Welcome to {invitation.campaign.name}!")
             return redirect("campaign_detail", invitation.campaign.pk)
-    return render(request, "campaigns/join.html", context)
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "campaigns/join.html", context, status=status)
 
 
 @require_POST
@@ -220,17 +229,17 @@ def campaign_hand_over(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     form = HandOverForm(request.POST, campaign=campaign)
     if not form.is_valid():
-        messages.error(request, "Choose a member of the campaign to be the new GM.")
-        return redirect("campaign_members", campaign.pk)
+        form.add_error(None, "Choose a member of the campaign to be the new GM.")
+        return _members_page(request, campaign, Role.GM, hand_over_form=form)
     try:
         services.campaign_gm_hand_over(
             campaign=campaign, actor=request.user, new_gm=form.cleaned_data["new_gm"]
         )
     except ValidationError as exc:
-        _error(request, exc)
-    else:
-        new_gm = form.cleaned_data["new_gm"].shown_name
-        messages.success(request, f"{new_gm} is now the GM; you stay on as a player.")
+        form.add_error(None, exc)
+        return _members_page(request, campaign, Role.GM, hand_over_form=form)
+    new_gm = form.cleaned_data["new_gm"].shown_name
+    messages.success(request, f"{new_gm} is now the GM; you stay on as a player.")
     return redirect("campaign_members", campaign.pk)
 
 
@@ -273,6 +282,12 @@ def campaign_import_json(request: HttpRequest) -> HttpResponse:
             campaign = campaign_import(data=data)
         except ValidationError as exc:
             form.add_error(None, "Nothing was imported: " + " ".join(exc.messages))
+        except DataError as exc:
+            # A value the checks above let through and the database refused (a number
+            # past its column's range): its transaction has rolled back.
+            form.add_error(
+                None, f"Nothing was imported: a value in the file does not fit its column ({exc})."
+            )
         except (AttributeError, KeyError, TypeError, ValueError):
             # The import checks what a hand-edited export gets wrong, not every shape JSON
             # can take; its transaction has rolled back whatever it had created.
@@ -461,6 +476,10 @@ def session_edit(request: HttpRequest, campaign_id: int, number: int) -> HttpRes
 # --------------------------------------------------------------------- the archive
 
 
+# A search is a few words (RejectNulMiddleware refuses any query value past 1,000).
+SEARCH_MAX = 200
+
+
 def _archive_context(viewer: ArchiveViewer, **context) -> dict:
     return {"viewer": viewer, "campaign": viewer.campaign, "role": viewer.role, **context}
 
@@ -481,9 +500,22 @@ def _session_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> H
     return render(request, "archive/session.html", context)
 
 
+def _search_problem(request: HttpRequest) -> str:
+    """Why the searched words are refused (too long), or ""."""
+    q = request.GET.get("q", "").strip()
+    if len(q) <= SEARCH_MAX:
+        return ""
+    return (
+        f"The search is {len(q):,} characters long: search for at most {SEARCH_MAX} (a few words)."
+    )
+
+
 def _contests(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
     filters = selectors.ContestFilters.from_query(request.GET)
-    page = selectors.contest_list_page(viewer, filters, request.GET.get("page"))
+    problem = _search_problem(request)
+    page = None
+    if not problem:
+        page = selectors.contest_list_page(viewer, filters, request.GET.get("page"))
     context = _archive_context(
         viewer,
         filters=filters,
@@ -493,9 +525,11 @@ def _contests(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
         outcomes=[(k, label) for k, (label, _) in selectors.OUTCOME_FILTERS.items()],
         query=filters.as_query(),
         show_session=True,
+        search_max=SEARCH_MAX,
+        problem=problem,
     )
     template = "archive/contests.html#results" if request.htmx else "archive/contests.html"
-    return render(request, template, context)
+    return render(request, template, context, status=400 if problem else 200)
 
 
 def _contest_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
@@ -505,8 +539,12 @@ def _contest_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> H
 
 
 def _search(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
-    q = request.GET.get("q", "").strip()[:200]
-    context = _archive_context(viewer, q=q)
+    problem = _search_problem(request)
+    if problem:
+        context = _archive_context(viewer, q="", search_max=SEARCH_MAX, problem=problem)
+        return render(request, "archive/search.html", context, status=400)
+    q = request.GET.get("q", "").strip()
+    context = _archive_context(viewer, q=q, search_max=SEARCH_MAX)
     if q:
         filters = selectors.ContestFilters(q=q)
         context |= {

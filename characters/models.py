@@ -417,7 +417,8 @@ class LedgerEntry(models.Model):
     ability = models.ForeignKey(
         Ability, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    ability_name = models.CharField(max_length=120, blank=True)
+    # A follower's ability is recorded as "<follower>: <ability>", two names of 120.
+    ability_name = models.CharField(max_length=250, blank=True)
     before = models.IntegerField(null=True, blank=True)
     after = models.IntegerField(null=True, blank=True)
     note = models.CharField(max_length=300, blank=True)

@@ -1,10 +1,13 @@
 """What one audience may see of a contest, built in Python before any template runs.
 
-The GM sees the whole state. Players and spectators get a copy without what the GM
-keeps hidden (campaign option "GM rolls hidden until revealed"): the GM's dice of the
-pending roll and anything that would give them away (the opponent's result, the
-outcome so far, an engine action's arguments), and a physical die the GM entered for
-their own side before the roll. Templates render what they are given; none of them
+The templates get a view of the contest (`contest_view`), never the flow, its state or
+the Contest row: the few state values they show, copied, and the pending roll as
+plain values. The GM's view is complete. Players and spectators get one without what
+the GM keeps hidden (campaign option "GM rolls hidden until revealed"): the GM's dice
+of the pending roll and anything that would give them away (the opponent's result,
+the outcome so far, an engine action's arguments and summary), and a physical die the
+GM entered for their own side before the roll. A hidden value is absent from their
+view, with a `secret` mark that the templates render as "in secret"; none of them
 decides what a player may see (issue 12).
 """
 
@@ -15,6 +18,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from .table import TableFlow
+
+# The state values the templates show; everything else in the state stays out.
+STATE_KEYS = (
+    "kind",
+    "phase",
+    "round",
+    "prize",
+    "obstacle",
+    "variant",
+    "secondary_prize",
+    "stakes",
+    "order",
+    "pc_side",
+    "apply_consequences",
+    "outcome",
+    "suggested",
+    "applied",
+    "narration",
+)
+# What the group table shows of a long group contest's engine (rules/*_group.py).
+ENGINE_KEYS = ("round", "phase", "order", "delayed", "pairings", "declarations")
 
 
 @dataclass(frozen=True)
@@ -46,63 +70,103 @@ def secret_keys(flow: TableFlow) -> set[str]:
     return {key for key in keys if flow.gm_rolls_for(key)}
 
 
-def pending_for_players(pending: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The pending roll without the GM's hidden dice (None: nothing pending)."""
-    if not pending or pending.get("revealed", True):
-        return pending
-    shown = copy.deepcopy(pending)
-    if "opponent_roll" in shown:  # one-on-one: the opponent is the GM's
-        shown["opponent_roll"] = None
-        outcome = shown.get("outcome") or {}
-        shown["outcome"] = {"pc_result": outcome.get("pc_result")}
-    for pairing in shown.get("pairings") or []:  # group simple: per pairing
-        hidden = pairing.get("hidden") or []
-        for key in hidden:
-            pairing[key] = None
-        outcome = pairing.get("outcome") or {}
-        pairing["outcome"] = {} if "roll" in hidden else {"pc_result": outcome.get("pc_result")}
-    if "rolls" in shown:  # group long contests: the engine action waits
-        for row in shown["rolls"]:
-            if row.get("hidden"):
-                row["roll"] = None
-        for key in ("args", "summary"):
-            shown.pop(key, None)
-    return shown
+def pending_view(flow: TableFlow, audience: str) -> dict[str, Any] | None:
+    """The pending roll as `audience` may see it (None: nothing pending): `secret` says
+    the GM's dice are hidden from them, and each hidden die (and what it decides) is
+    None, marked `secret` where it is shown as rolled in secret."""
+    pending = flow.state.get("pending")
+    if not pending:
+        return None
+    hiding = flow.hides_gm_roll(audience)
+    if "pairings" in pending:  # group simple: each PC against the resistance
+        return {"secret": hiding, "pairings": [_pairing(p, hiding) for p in pending["pairings"]]}
+    if "rolls" in pending:  # a long group contest: an engine action waits
+        rolls = []
+        for row in pending["rolls"]:
+            secret = hiding and bool(row.get("hidden"))
+            rolls.append(
+                {"who": row["who"], "secret": secret, "roll": None if secret else row["roll"]}
+            )
+        summary = None if hiding else pending.get("summary")
+        return {"secret": hiding, "rolls": rolls, "summary": summary}
+    outcome = pending.get("outcome") or {}
+    return {  # one-on-one: the opponent's die is the GM's
+        "secret": hiding,
+        "pc_roll": pending["pc_roll"],
+        "pc_result": outcome.get("pc_result"),
+        "pc_hero_point": pending.get("pc_hero_point", False),
+        "opponent_roll": None if hiding else pending["opponent_roll"],
+        "opponent_result": None if hiding else outcome.get("opponent_result"),
+        "describe": None if hiding else outcome.get("describe"),
+    }
 
 
-def without_entered_roll(record: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in record.items() if key != "entered_roll"}
+def _pairing(pairing: dict[str, Any], hiding: bool) -> dict[str, Any]:
+    hidden = (pairing.get("hidden") or []) if hiding else []
+    roll_secret, resistance_secret = "roll" in hidden, "resistance_roll" in hidden
+    outcome = pairing.get("outcome") or {}
+    decided = not (roll_secret or resistance_secret)
+    return {
+        "participant": pairing["participant"],
+        "hero_point": pairing.get("hero_point", False),
+        "secret": not decided,
+        "roll_secret": roll_secret,
+        "roll": None if roll_secret else pairing["roll"],
+        "pc_result": None if roll_secret else outcome.get("pc_result"),
+        "resistance_secret": resistance_secret,
+        "resistance_roll": None if resistance_secret else pairing["resistance_roll"],
+        "opponent_result": outcome.get("opponent_result") if decided else None,
+        "describe": outcome.get("describe") if decided else None,
+    }
+
+
+def _record(record: dict[str, Any], secret: bool) -> dict[str, Any]:
+    """A copy of a side or participant; without a die the GM entered when it is secret."""
+    return {
+        key: copy.deepcopy(value)
+        for key, value in record.items()
+        if not (secret and key == "entered_roll")
+    }
+
+
+def _tn(tn: Any) -> dict[str, Any] | None:
+    """A target number as plain values (rules `TargetNumber`)."""
+    if tn is None:
+        return None
+    return {
+        "rating": str(tn.rating),
+        "bumps": tn.bumps,
+        "lines": len(tn.lines),
+        "describe": tn.describe,
+    }
 
 
 def contest_view(
-    flow: TableFlow, audience: str, sides: list[dict[str, Any]]
-) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    """(state, sides, view) for the templates of `audience`: `view` holds the few flow
-    values the templates read (kind, rows, boost, outsiders, side labels)."""
-    group = flow.KEY == "participant"
+    flow: TableFlow, audience: str, sides: list[dict[str, Any]], rows: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(sides, view) for the templates of `audience`: copies, sharing nothing with the
+    flow's state. `sides` and `rows` are the one-on-one sides (with their TN and sheet)
+    and the group participants (`GroupFlow.rows`) read once for every audience."""
+    secret = secret_keys(flow) if audience != "gm" else set()
     state = flow.state
-    rows = flow.rows if group else []
-    if audience != "gm":
-        secret = secret_keys(flow)
-        state = {
-            **state,
-            "pending": pending_for_players(state.get("pending")),
-            "sides": {
-                key: without_entered_roll(side) if key in secret else side
-                for key, side in (state.get("sides") or {}).items()
-            },
-            "participants": [
-                without_entered_roll(p) if p["name"] in secret else p
-                for p in state.get("participants") or []
-            ],
-        }
-        sides = [without_entered_roll(s) if s["key"] in secret else s for s in sides]
-        rows = [without_entered_roll(r) if r["name"] in secret else r for r in rows]
-    view: dict[str, Any] = {"kind": flow.kind, "is_long": flow.is_long, "rows": rows}
-    if group:
+    view: dict[str, Any] = {key: copy.deepcopy(state.get(key)) for key in STATE_KEYS}
+    view.update(
+        is_long=flow.is_long,
+        started=flow.started,
+        pending=pending_view(flow, audience),
+        rows=[_record(row, row["name"] in secret) for row in rows],
+    )
+    if flow.KEY == "participant":
+        engine = (state.get("machine") or {}).get("state") or {}
         view.update(
+            engine={key: copy.deepcopy(engine[key]) for key in ENGINE_KEYS if key in engine},
             boost=getattr(flow, "boost", None),
-            outsiders=flow.outsiders,
+            outsiders=copy.deepcopy(flow.outsiders),
             side_labels=flow.side_labels,
         )
-    return state, sides, view
+    # A side's sheet (Ability rows) serves the forms (live.py); the TN as plain values.
+    shown_sides = []
+    for side in sides:
+        record = {key: value for key, value in side.items() if key not in ("sheet", "tn")}
+        shown_sides.append({**_record(record, side["key"] in secret), "tn": _tn(side.get("tn"))})
+    return shown_sides, view

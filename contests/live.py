@@ -56,14 +56,17 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
         tn = flow.target(side)
         sides.append({"key": side, **info, "tn": tn, "sheet": sheets.get(info["character_id"], [])})
     preparing = flow.phase == "preparing"
+    odds = flow.odds() if preparing else None
     return {
         "flow": flow,
         "sides": sides,
+        # A group contest's participants with their TN, sheet and odds, read once.
+        "rows": flow.rows if flow.KEY == "participant" else [],
         "events": list(contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH])
         if log
         else [],
         "totals": flow.standing() if isinstance(flow, LongFlow) else None,
-        "odds": flow.odds() if preparing else None,
+        "odds": odds["summary"].to_json() if odds else None,
         "odds_table": _odds_table(flow) if preparing else [],
         "helpers": helpers,
         "cast": _cast(flow, seen),
@@ -82,23 +85,18 @@ def contest_context(
     if not shared:
         shared.update(_shared_context(contest))
     flow = shared["flow"]
-    controls = _controls(flow, audience, shared)
-    entries = (_log_entry(event, audience) for event in shared["events"])
-    events = [entry for entry in entries if entry is not None]
-    # The templates get this audience's copy, never the flow or its whole state.
-    state, sides, view = contest_view(flow, audience, shared["sides"])
+    # The templates get this audience's view, never the flow or its state (audience.py).
+    sides, view = contest_view(flow, audience, shared["sides"], shared["rows"])
+    controls = _controls(flow, audience, shared, view["rows"])
+    events = [_log_entry(event, audience) for event in shared["events"]]
     return {
         "choices": FRAME_CHOICES,
         "contest": header(contest),
         "view": view,
-        "helpers": shared["helpers"] if audience == "player" else [],
-        "state": state,
         "sides": sides,
         "odds": shared["odds"],
         "odds_table": shared["odds_table"],
         "hero_point_offer": flow.hero_point_offer(audience),
-        # Hidden GM rolls (campaign option), one-on-one or group: BaseFlow decides.
-        "gm_roll_hidden": flow.hides_gm_roll(audience),
         "audience": audience,
         "consequence_options": CONSEQUENCE_OPTIONS,
         "events": events,
@@ -165,9 +163,12 @@ def _cast(flow: TableFlow, seen: dict[int, Any]) -> dict[str, Any]:
     return {"players": players, "hero_points": hero_points}
 
 
-def _controls(flow: TableFlow, audience: str, shared: dict[str, Any]) -> list[Control]:
+def _controls(
+    flow: TableFlow, audience: str, shared: dict[str, Any], rows: list[dict[str, Any]]
+) -> list[Control]:
     """The forms this audience's copy shows: the GM's actions, or every player's, each
-    tagged with its player (the page hides the others'). Spectators get none."""
+    tagged with its player (the page hides the others'). Spectators get none. A group
+    contest's forms go under the participants of `rows` (this audience's view of them)."""
     cast = shared.get("cast") or {"players": {}, "hero_points": {}}
     if audience == "gm":
         actors = [(None, Actor(user_id=0, role="gm"))]
@@ -183,7 +184,8 @@ def _controls(flow: TableFlow, audience: str, shared: dict[str, Any]) -> list[Co
         for action in flow.available_actions(actor, cast["hero_points"]):
             controls += _expand(flow, action, user_id, shared, cast)
     if flow.KEY == "participant":
-        controls = [c for control in controls for c in _group_control(flow, control)]
+        by_name = {row["name"]: row for row in rows}
+        controls = [c for control in controls for c in _group_control(control, by_name)]
     return controls
 
 
@@ -192,7 +194,7 @@ def _by_participant(rows: list[dict], controls: list[Control]) -> list[tuple[dic
     return [(row, mine) for row in rows if (mine := [c for c in controls if c.side == row["name"]])]
 
 
-def _group_control(flow: TableFlow, control: Control) -> list[Control]:
+def _group_control(control: Control, rows: dict[str, dict[str, Any]]) -> list[Control]:
     """A group contest's form placed under the participant it names (when it names
     one), with the sheet to pick from where the service reads a character's ability, a
     hero point or modifier button naming whom it is for, and one removal per line."""
@@ -205,7 +207,6 @@ def _group_control(flow: TableFlow, control: Control) -> list[Control]:
         if control.name == "reveal":
             control.text = "Reveal my roll"
         return [control]
-    rows = {row["name"]: row for row in flow.rows}
     row = rows.get(name)
     if control.name == "remove_modifier":
         # Not under the participant: the GM's general controls, one button a line.
@@ -434,10 +435,12 @@ def _odds_table(flow: TableFlow) -> list[tuple[str, float]]:
     return outcome_percentages(odds["outcomes"]) if odds else []
 
 
-def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any] | None:
-    """One roll-log line as this audience may see it, or None if it may not."""
-    payload = visible(event.payload, audience)
-    return {"seq": event.seq, "type": event.type, "actor": event.actor, **payload}
+def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any]:
+    """One roll-log line as this audience may see it: only what the log shows, with the
+    summary `visible` gives them (not the action's data or its hidden dice)."""
+    summary = visible(event.payload, audience).get("summary", "")
+    actor = event.actor.shown_name if event.actor else ""
+    return {"seq": event.seq, "type": event.type, "actor_name": actor, "summary": summary}
 
 
 def render_contest(
@@ -451,15 +454,13 @@ def render_contest(
     """The contest panel and the roll log, as out-of-band fragments.
 
     With `new_event` (the one event since the state the browser has), the log is not
-    sent whole: that event's entry goes on top of it, if this audience may see it.
+    sent whole: that event's entry, as this audience may read it, goes on top of it.
     """
     context = {**contest_context(contest, audience, shared), "oob": oob}
     panel = render_to_string("contests/table.html#contest", context)
     if new_event is None:
         return panel + render_to_string("contests/table.html#log", context)
     entry = _log_entry(new_event, audience)
-    if entry is None:
-        return panel
     return panel + render_to_string("contests/table.html#log_append", {"event": entry})
 
 

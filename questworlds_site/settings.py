@@ -149,6 +149,9 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
     SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", default=False)
+    # The container's health check asks Daphne directly over plain HTTP (not through
+    # the proxy): a redirect to HTTPS would leave the app "unhealthy" and nginx unstarted.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
     SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", default=False)

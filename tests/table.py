@@ -74,6 +74,14 @@ class Table:
         contest.refresh_from_db()
         return contest
 
+    def perform(self, contest: Contest, user, action: str, **data: Any):
+        """One action as a browser sends it, through the typed boundary (`perform`),
+        with the server's dice: the reply as it is (an `error` is a refusal)."""
+        from contests.table_actions import perform
+
+        message = {"action": action, "contest": contest.pk, "key": key(), "data": data}
+        return perform(campaign_id=self.campaign.pk, user=user, message=message)
+
     def refused(self, contest: Contest, user, action: str, message: str, rolls=(), **data):
         """The action is refused with `message` and nothing changes: no event, same state."""
         before = (contest.seq, contest.state)

@@ -48,6 +48,19 @@ def _saved(obj: models.Model, row: Row, **clean: Any) -> Any:
     return obj
 
 
+def _fits(obj: models.Model, where: str) -> models.Model:
+    """A row inserted in bulk, without `full_clean`: its text checked against its
+    columns' lengths, which PostgreSQL would refuse with an error, not a message."""
+    for f in type(obj)._meta.concrete_fields:
+        value = getattr(obj, f.attname)
+        if f.max_length and isinstance(value, str) and len(value) > f.max_length:
+            raise ValidationError(
+                f"{where}: the {f.verbose_name} is {len(value):,} characters long; "
+                f"it takes at most {f.max_length:,}."
+            )
+    return obj
+
+
 def _stamp_all(section: Section, objs: list, rows: list[Row], batch_size: int) -> None:
     """After a bulk insert, which stamps "now": put back the file's stamps."""
     stamped = []
@@ -180,7 +193,7 @@ def _import_ledger(character: Character, steps: list, into: Importer, n: int) ->
         row = row_in(s.LEDGER_STEP, item, into, where)
         step = _saved(row.new(LedgerStep, character=character), row)
         LedgerEntry.objects.bulk_create(
-            row_in(s.LEDGER_ENTRY, e, into, where).new(LedgerEntry, step=step)
+            _fits(row_in(s.LEDGER_ENTRY, e, into, where).new(LedgerEntry, step=step), where)
             for e in item.get("entries", [])
         )
 
@@ -207,7 +220,7 @@ def _import_contests(campaign, items: list, into: Importer) -> None:
         where = f"contest {contest.number}"
         for n, p in enumerate(item.get("participants", []), 1):
             row = row_in(s.PARTICIPANT, p, into, where)
-            participants.append(row.new(ContestParticipant, contest=contest))
+            participants.append(_fits(row.new(ContestParticipant, contest=contest), where))
             keys.append(f"{contest.number}:{n}")
     ContestParticipant.objects.bulk_create(participants, batch_size=1000)
     refs[Table.PARTICIPANTS].update(zip(keys, (p.pk for p in participants), strict=True))
@@ -217,7 +230,7 @@ def _import_contests(campaign, items: list, into: Importer) -> None:
         where = f"contest {contest.number}"
         for e in item.get("events", []):
             row = row_in(s.EVENT, e, into, where)
-            event = row.new(ContestEvent, contest=contest)
+            event = _fits(row.new(ContestEvent, contest=contest), where)
             try:
                 # The file's events follow the same contract as the table's own.
                 checked_payload(event.type, event.payload)

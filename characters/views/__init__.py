@@ -1,7 +1,8 @@
 """Thin views: check access (characters.access), read a form, call a service, render.
 
 htmx requests get the page's fragment back (`sheet.html#sheet`, `wizard.html#creation`,
-`sheet.html#field`); other requests are redirected to the page, with messages.
+`sheet.html#field`); other requests are redirected to the page, with messages. A
+refused action (a form's errors, a rule broken) answers 400 with its errors.
 
 By page: `pages.py` (the list, the sheet, the wizard, the roster, export and import),
 `editing.py` (the player's edits of the sheet), `followers.py`, `advancement.py`, `gm.py`

@@ -49,7 +49,8 @@ def character_create(request: HttpRequest) -> HttpResponse:
             form.add_error(None, services.error_lines(exc))
         else:
             return redirect("characters:wizard", character.pk)
-    return render(request, "characters/create.html", {"form": form})
+    status = 400 if form.errors else 200
+    return render(request, "characters/create.html", {"form": form}, status=status)
 
 
 @require_GET

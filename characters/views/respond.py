@@ -2,7 +2,8 @@
 context, and `submit` (validate, call the service, respond), which every action uses.
 
 htmx requests get the page's fragment back (`sheet.html#sheet`, `wizard.html#creation`);
-other requests are redirected to the page, with messages.
+other requests are redirected to the page, with messages. A refused action answers
+400 with the page (or fragment) and its errors.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def page_context(
     context = sheet_context(character, access)
     context["forms"] = {**_blank_forms(character, access), **(failed or {})}
     context["healing_outcomes"] = forms.HEALING_OUTCOMES
+    # The conditions' heal and clear reasons are written out by hand, one per condition.
+    context["reason_limits"] = {
+        "heal": forms.HealForm.base_fields["reason"].max_length,
+        "clear": forms.ClearForm.base_fields["reason"].max_length,
+    }
     return context
 
 
@@ -64,23 +70,37 @@ FORMS: dict[str, Callable[[Character, Any], Form]] = {
 }
 
 
-# The forms the pages render whole, errors included (the rest are buttons or one field).
+# The forms each page renders whole, errors included, when it offers them (the rest
+# are buttons or one field, or not on the page: their errors go to the alert on top).
 SHOWN_WITH_ERRORS = {
-    "ability",
-    "concept",
-    "sidekick",
-    "sidekick_lose",
-    "sidekick_new",
-    "prose",
-    "advance",
-    "retainer",
-    "award",
-    "directed",
-    "directed_new",
-    "condition",
-    "wane",
-    "classic_new",
+    "wizard": {"ability", "concept", "sidekick", "prose"},
+    "sheet": {
+        "ability",
+        "sidekick_lose",
+        "sidekick_new",
+        "advance",
+        "retainer",
+        "award",
+        "directed",
+        "directed_new",
+        "condition",
+        "wane",
+        "classic_new",
+    },
 }
+
+
+def _shown_with_errors(page: str, character: Character, context: dict[str, Any]) -> set[str]:
+    shown = SHOWN_WITH_ERRORS[page] & set(_offered(character, context["access"]))
+    # The sheet offers a new sidekick, or the loss of the one there is.
+    shown -= {"sidekick_lose"} if context.get("sidekick") is None else {"sidekick_new"}
+    if character.rules_options.hero_point_economy != "advances":
+        shown.discard("award")  # hero points come with the sessions (1e §6)
+    if character.creation_method != "prose":
+        shown.discard("prose")
+    elif page == "wizard" and not character.prose:
+        shown.discard("ability")  # abilities come from the paragraph, once written
+    return shown
 
 
 def named_form(name: str, character: Character, data: Any = None) -> Form:
@@ -108,6 +128,11 @@ def _sidekick(character: Character) -> dict[str, Any]:
 
 def _blank_forms(character: Character, access: CharacterAccess) -> dict[str, Form]:
     """The forms the viewer may use on this page, empty."""
+    return {name: named_form(name, character) for name in _offered(character, access)}
+
+
+def _offered(character: Character, access: CharacterAccess) -> list[str]:
+    """The names of the forms the viewer may use on the sheet and the wizard."""
     names = []
     if access.can_edit:
         names += ["campaign", "retainer", "spend"]
@@ -121,7 +146,7 @@ def _blank_forms(character: Character, access: CharacterAccess) -> dict[str, For
         names += ["award", "directed", "directed_new", "condition", "wane"]
     if access.can_tend_followers and character.creation_complete:
         names += ["sidekick_lose", "sidekick_new"]
-    return {name: named_form(name, character) for name in names}
+    return names
 
 
 def respond(
@@ -131,7 +156,9 @@ def respond(
     failed: dict[str, Form] | None = None,
     notice: str = "",
 ) -> HttpResponse:
-    """After an action: the fragment for htmx, else a redirect to the page."""
+    """After an action: the fragment for htmx, else a redirect to the page. A refused
+    action (`failed`: forms with their errors) answers 400 with the page and its errors
+    (htmx swaps a 400: base.html), having changed nothing."""
     page = "wizard" if request.POST.get("page") == "wizard" else "sheet"
     character, access = get_character_for_user(request.user, character_id)
     if page == "wizard" and character.creation_complete:
@@ -139,25 +166,34 @@ def respond(
             messages.success(request, notice)
             return HttpResponseClientRedirect(reverse("characters:sheet", args=[character.pk]))
         page = "sheet"
-    if request.htmx:
+    refused = any(form.errors for form in (failed or {}).values())
+    if request.htmx or refused:
         context = page_context(character, access, failed)
         context["notice"] = notice
         # Forms shown whole carry their own errors; the others' go to the alert on top.
+        shown = _shown_with_errors(page, character, context)
         context["errors"] = [
             error
             for name, form in (failed or {}).items()
-            if name not in SHOWN_WITH_ERRORS
-            for errors in form.errors.values()
-            for error in errors
+            if name not in shown
+            for error in _error_lines(form)
         ]
-        return render(request, PAGES[page], context)
-    for form in (failed or {}).values():
-        for errors in form.errors.values():
-            for error in errors:
-                messages.error(request, error)
+        template = PAGES[page] if request.htmx else f"characters/{page}.html"
+        return render(request, template, context, status=400 if refused else 200)
     if notice:
         messages.success(request, notice)
     return redirect(f"characters:{page}", character.pk)
+
+
+def _error_lines(form: Form) -> list[str]:
+    """The form's errors, each naming its field (the alert shows no form)."""
+    return [
+        f"{form.fields[name].label or name.replace('_', ' ').capitalize()}: {error}"
+        if name in form.fields
+        else error
+        for name, errors in form.errors.items()
+        for error in errors
+    ]
 
 
 def submit(

@@ -47,16 +47,19 @@ def form_errors(request: HttpRequest, form: Form) -> None:
             messages.error(request, f"{label}: {error}" if label else error)
 
 
-def attempt(request: HttpRequest, form: Form | None, act: Callable[[], str | None]) -> None:
-    """Run a service when the form is valid; its message (or the error) for the page."""
+def attempt(request: HttpRequest, form: Form | None, act: Callable[[], str | None]) -> bool:
+    """Run a service when the form is valid; its message (or the error) for the page.
+    False when refused (the form's errors or the service's): the view then answers 400
+    with the page, the errors among its messages, and nothing has changed."""
     if form is not None and not form.is_valid():
         form_errors(request, form)
-        return
+        return False
     try:
         done = act()
     except ValidationError as exc:
         for message in exc.messages:
             messages.error(request, message)
-        return
+        return False
     if done:
         messages.success(request, done)
+    return True

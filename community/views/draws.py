@@ -39,6 +39,11 @@ def draws(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The GM's page to draw on resources, penalise, bolster and concede by hand, so the
     flows work without the live table."""
     community = community_for_gm(request.user, campaign_id)
+    return _draws_page(request, community)
+
+
+def _draws_page(request: HttpRequest, community: Community, status: int = 200) -> HttpResponse:
+    """The draws page; with status 400, after a refused action (its messages)."""
     context = {
         "campaign": community.campaign,
         "community": community,
@@ -47,7 +52,7 @@ def draws(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "settle_form": forms.SettleForm(campaign_id=community.campaign_id),
         **{name: _resource_form(community, name) for name in RESOURCE_FORMS},
     }
-    return render(request, "community/draws.html", context)
+    return render(request, "community/draws.html", context, status=status)
 
 
 @require_POST
@@ -73,8 +78,9 @@ def draw_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
         verdict = "approved" if draw.status == "approved" else "refused"
         return f"Lobbying: {rolls}, {draw.lobbying_text}: the draw is {verdict}."
 
-    attempt(request, form, act)
-    return redirect("community:draws", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:draws", campaign_id)
+    return _draws_page(request, community, status=400)
 
 
 @require_POST
@@ -98,8 +104,9 @@ def draw_settle(request: HttpRequest, campaign_id: int, draw_id: int) -> HttpRes
             )
         return text
 
-    attempt(request, form, act)
-    return redirect("community:draws", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:draws", campaign_id)
+    return _draws_page(request, community, status=400)
 
 
 def _resource_action(
@@ -116,8 +123,9 @@ def _resource_action(
         service(community=community, actor=request.user, **data)
         return done.format(resource=data["resource"].name)
 
-    attempt(request, form, act)
-    return redirect("community:draws", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:draws", campaign_id)
+    return _draws_page(request, community, status=400)
 
 
 @require_POST

@@ -20,12 +20,17 @@ from .base import attempt, community_for_gm, community_for_user, resources_of
 @require_GET
 def community_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The community page: every member reads it; the GM also runs the interval."""
+    return page_response(request, campaign_id)
+
+
+def page_response(request: HttpRequest, campaign_id: int, status: int = 200) -> HttpResponse:
+    """The community page; with status 400, after a refused action (its messages)."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     community = Community.objects.filter(campaign=campaign).first()
     if community is None:
         form = forms.CommunityForm() if role == Role.GM else None
         context = {"campaign": campaign, "role": role, "form": form}
-        return render(request, "community/none.html", context)
+        return render(request, "community/none.html", context, status=status)
     community.campaign = campaign
     try:
         interval = int(request.GET.get("interval", "")) or None
@@ -37,7 +42,7 @@ def community_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
         resources = context["resources"]
         context["plot_form"] = forms.PlotEventForm(resources=resources, campaign_id=campaign.pk)
         context["end_form"] = forms.IntervalEndForm(initial={"interval": community.interval_number})
-    return render(request, "community/page.html", context)
+    return render(request, "community/page.html", context, status=status)
 
 
 @require_GET
@@ -64,6 +69,7 @@ def community_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
         request,
         "campaigns/form.html",
         {"form": form, "campaign": campaign, "title": "Track a community", "submit": "Create"},
+        status=400 if form.errors else 200,
     )
 
 
@@ -88,6 +94,7 @@ def community_edit(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "title": f"Edit {community.name}",
             "submit": "Save",
         },
+        status=400 if form.errors else 200,
     )
 
 
@@ -102,8 +109,9 @@ def background_events(request: HttpRequest, campaign_id: int) -> HttpResponse:
         services.community_background_events(community=community, actor=request.user)
         return "Background events rolled."
 
-    attempt(request, None, act)
-    return redirect("community:page", campaign_id)
+    if attempt(request, None, act):
+        return redirect("community:page", campaign_id)
+    return page_response(request, campaign_id, status=400)
 
 
 @require_POST
@@ -115,8 +123,9 @@ def crisis_tests(request: HttpRequest, campaign_id: int) -> HttpResponse:
         started = sum(1 for change in step.changes.all() if change.column == "crisis")
         return f"Crisis tests done: {started} crisis." if started else "Crisis tests: no crisis."
 
-    attempt(request, None, act)
-    return redirect("community:page", campaign_id)
+    if attempt(request, None, act):
+        return redirect("community:page", campaign_id)
+    return page_response(request, campaign_id, status=400)
 
 
 @require_POST
@@ -134,8 +143,9 @@ def interval_end(request: HttpRequest, campaign_id: int) -> HttpResponse:
             return f"{name} {number} had already ended."
         return f"{name} {number} ended; roll the new background events."
 
-    attempt(request, form, act)
-    return redirect("community:page", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:page", campaign_id)
+    return page_response(request, campaign_id, status=400)
 
 
 @require_POST
@@ -157,8 +167,9 @@ def plot_event(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
         return f"Plot event: {data['resource'].name} {data['change']:+d}."
 
-    attempt(request, form, act)
-    return redirect("community:page", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:page", campaign_id)
+    return page_response(request, campaign_id, status=400)
 
 
 @require_POST
@@ -177,8 +188,9 @@ def cement(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResp
         )
         return f"{resource.name}'s background bonus is cemented."
 
-    attempt(request, form, act)
-    return redirect("community:page", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:page", campaign_id)
+    return page_response(request, campaign_id, status=400)
 
 
 @require_POST
@@ -196,5 +208,6 @@ def crisis_narrate(request: HttpRequest, campaign_id: int, resource_id: int) -> 
         )
         return "The crisis is narrated."
 
-    attempt(request, form, act)
-    return redirect("community:page", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:page", campaign_id)
+    return page_response(request, campaign_id, status=400)

@@ -13,10 +13,16 @@ from campaigns.models import Role
 from .. import forms, selectors, services
 from ..models import Question
 from .base import attempt, community_for_gm, community_for_user, resources_of
+from .page import page_response
 
 
 @require_GET
 def questionnaire(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    return _questionnaire_page(request, campaign_id)
+
+
+def _questionnaire_page(request: HttpRequest, campaign_id: int, status: int = 200) -> HttpResponse:
+    """The questionnaire; with status 400, after a refused action (its messages)."""
     campaign, role, community = community_for_user(request.user, campaign_id)
     context = {
         "campaign": campaign,
@@ -27,7 +33,7 @@ def questionnaire(request: HttpRequest, campaign_id: int) -> HttpResponse:
     }
     if role == Role.GM:
         context["question_form"] = forms.QuestionForm(resources=resources_of(community))
-    return render(request, "community/questionnaire.html", context)
+    return render(request, "community/questionnaire.html", context, status=status)
 
 
 @require_POST
@@ -44,8 +50,9 @@ def question_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
         return "Question added."
 
-    attempt(request, form, act)
-    return redirect("community:questionnaire", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:questionnaire", campaign_id)
+    return _questionnaire_page(request, campaign_id, status=400)
 
 
 @require_POST
@@ -57,8 +64,9 @@ def question_remove(request: HttpRequest, campaign_id: int, question_id: int) ->
         services.question_remove(question=question, actor=request.user)
         return "Question removed."
 
-    attempt(request, None, act)
-    return redirect("community:questionnaire", campaign_id)
+    if attempt(request, None, act):
+        return redirect("community:questionnaire", campaign_id)
+    return _questionnaire_page(request, campaign_id, status=400)
 
 
 @require_POST
@@ -75,8 +83,9 @@ def answer(request: HttpRequest, campaign_id: int, question_id: int) -> HttpResp
         services.questionnaire_answer(question=question, actor=request.user, choice=choice)
         return "Answer saved."
 
-    attempt(request, None, act)
-    return redirect("community:questionnaire", campaign_id)
+    if attempt(request, None, act):
+        return redirect("community:questionnaire", campaign_id)
+    return _questionnaire_page(request, campaign_id, status=400)
 
 
 @require_POST
@@ -87,5 +96,6 @@ def questionnaire_assign(request: HttpRequest, campaign_id: int) -> HttpResponse
         services.community_spread_from_questionnaire(community=community, actor=request.user)
         return "Ratings assigned from the questionnaire."
 
-    attempt(request, None, act)
-    return redirect("community:page", campaign_id)
+    if attempt(request, None, act):
+        return redirect("community:page", campaign_id)
+    return page_response(request, campaign_id, status=400)

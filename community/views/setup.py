@@ -29,7 +29,12 @@ def _setup_context(community: Community) -> dict:
 @require_GET
 def setup(request: HttpRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
-    return render(request, "community/setup.html", _setup_context(community))
+    return _setup_page(request, community)
+
+
+def _setup_page(request: HttpRequest, community: Community, status: int = 200) -> HttpResponse:
+    """The setup page; with status 400, after a refused action (its messages)."""
+    return render(request, "community/setup.html", _setup_context(community), status=status)
 
 
 @require_POST
@@ -43,8 +48,9 @@ def found(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
         return f"{community.name} has its five resources."
 
-    attempt(request, form, act)
-    return redirect("community:setup", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:setup", campaign_id)
+    return _setup_page(request, community, status=400)
 
 
 @require_POST
@@ -61,8 +67,9 @@ def resource_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
         return f"{resource.name} added at {resource.rating_text}."
 
-    attempt(request, form, act)
-    return redirect("community:setup", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:setup", campaign_id)
+    return _setup_page(request, community, status=400)
 
 
 @require_POST
@@ -80,8 +87,9 @@ def resource_edit(request: HttpRequest, campaign_id: int, resource_id: int) -> H
         )
         return f"Saved {updated}."
 
-    attempt(request, form, act)
-    return redirect("community:setup", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:setup", campaign_id)
+    return _setup_page(request, community, status=400)
 
 
 @require_POST
@@ -93,8 +101,9 @@ def resource_remove(request: HttpRequest, campaign_id: int, resource_id: int) ->
         services.resource_remove(resource=resource, actor=request.user)
         return f"{resource.name} removed."
 
-    attempt(request, None, act)
-    return redirect("community:setup", campaign_id)
+    if attempt(request, None, act):
+        return redirect("community:setup", campaign_id)
+    return _setup_page(request, community, status=400)
 
 
 @require_POST
@@ -108,8 +117,9 @@ def spread(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
         return "Ratings assigned."
 
-    attempt(request, form, act)
-    return redirect("community:setup", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:setup", campaign_id)
+    return _setup_page(request, community, status=400)
 
 
 @require_POST
@@ -126,8 +136,9 @@ def required_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
         )
         return f"{use.action} now requires {use.resource.name}."
 
-    attempt(request, form, act)
-    return redirect("community:setup", campaign_id)
+    if attempt(request, form, act):
+        return redirect("community:setup", campaign_id)
+    return _setup_page(request, community, status=400)
 
 
 @require_POST
@@ -139,5 +150,6 @@ def required_remove(request: HttpRequest, campaign_id: int, use_id: int) -> Http
         services.required_use_remove(required_use=use, actor=request.user)
         return f"{use.action} no longer requires a resource."
 
-    attempt(request, None, act)
-    return redirect("community:setup", campaign_id)
+    if attempt(request, None, act):
+        return redirect("community:setup", campaign_id)
+    return _setup_page(request, community, status=400)

@@ -11,7 +11,8 @@ from pydantic import Field, TypeAdapter, ValidationError
 from pydantic.functional_validators import PlainValidator
 from pydantic_core import PydanticCustomError
 
-from ..rules.ratings import RESISTANCE_LEVELS, normalise_level
+from ..rules.errors import RulesError
+from ..rules.ratings import RESISTANCE_LEVELS, Rating, normalise_level
 from ..table.base import MAX_TEXT, SIDES
 from ..table.group_framing import GROUP_KINDS, MAX_NAME
 from ..table.one_on_one import KINDS
@@ -21,6 +22,7 @@ from ..table.one_on_one import KINDS
 MAX_DEPTH = 5  # message -> data -> participants -> row -> a row's value
 MAX_SIZE = 16_384  # characters of text and digits, and one per value, in a whole message
 MAX_ID = 2**31 - 1  # a database id (PostgreSQL integer)
+MAX_RATING = 999  # a rating's total (19M49)
 MAX_ROWS = 100
 MAX_KEY_LENGTH = 64
 INTEGER = re.compile(r"-?[0-9]{1,9}")
@@ -138,13 +140,23 @@ Flag = Annotated[bool, PlainValidator(_flag)]
 
 
 def _rating(value: Any, info: Any) -> int | str:
-    """A rating as a total (17) or in notation ("5M2"); the rules read it (R1)."""
+    """A rating as a total (17) or in notation ("5M2"), of at most MAX_RATING either way;
+    the rules read it (R1). Kept as sent: the services parse it where they use it."""
+    problem = _fail("rating", "must be a whole number or a rating such as 7M")
     if isinstance(value, str):
         if plain_text_problem(value) or len(value) > 12:
-            raise _fail("rating", "must be a whole number or a rating such as 7M")
-        return value  # Rating.parse reads "17" and "5M2" alike, with its own message
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 999:
-        raise _fail("rating", "must be a whole number or a rating such as 7M")
+            raise problem
+        try:
+            total = Rating.parse(value).total
+        except RulesError:
+            return value  # not a rating: the services refuse it, naming its row
+    elif isinstance(value, bool) or not isinstance(value, int):
+        raise problem
+    else:
+        total = value
+    # "20M99999999" is a valid notation whose total no column holds.
+    if not 0 <= total <= MAX_RATING:
+        raise _fail("rating", "must be a rating from 0 to {maximum}", maximum=MAX_RATING)
     return value
 
 

@@ -76,13 +76,6 @@ class SheetChoice(Holder):
     rating: RatingValue | None = None
     states: _rows(20, ShortText) | None = None
 
-    def gm_only(self) -> frozenset[str]:
-        # A new ability added as you go (§3.1) comes with the rating its player gives
-        # it, which the character's creation budget bounds (characters.services).
-        if self.new_ability is not None:
-            return self.GM_ONLY - {"rating"}
-        return self.GM_ONLY
-
 
 class PartyRef(Data):
     """A side framed from a character's sheet."""
@@ -126,7 +119,13 @@ class Frame(Data):
 
 
 class ChooseAbility(SheetChoice):
-    pass
+    def gm_only(self) -> frozenset[str]:
+        # A new ability added as you go (§3.1) comes with the rating its player gives
+        # it, which the character's creation budget bounds (characters.services). Only
+        # here: switching abilities or a final action reads one already on the sheet.
+        if self.new_ability is not None:
+            return self.GM_ONLY - {"rating"}
+        return self.GM_ONLY
 
 
 class SetTactic(Holder):
@@ -300,6 +299,9 @@ class Act(Holder):
 
 
 class Rejoin(Holder):
+    # §5.3.9: "the narrator may restore some of your AP".
+    GM_ONLY = frozenset({"restore"})
+
     restore: Whole(0, 999) | None = None
 
 

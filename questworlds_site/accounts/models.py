@@ -1,6 +1,8 @@
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
+from questworlds_site.limits import hint
+
 
 class User(AbstractUser):
     """A person at the table. `display_name` is what other players see."""
@@ -8,7 +10,7 @@ class User(AbstractUser):
     display_name = models.CharField(
         max_length=60,
         blank=True,
-        help_text="The name other people at your table see. Defaults to your username.",
+        help_text="The name other people at your table see. Defaults to your username. " + hint(60),
     )
 
     @property

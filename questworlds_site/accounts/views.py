@@ -1,5 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -18,7 +19,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.shown_name}! Your account is ready.")
         return redirect("home")
-    return render(request, "registration/signup.html", {"form": form})
+    status = 400 if form.errors else 200
+    return render(request, "registration/signup.html", {"form": form}, status=status)
 
 
 def profile(request: HttpRequest) -> HttpResponse:
@@ -27,4 +29,16 @@ def profile(request: HttpRequest) -> HttpResponse:
         user_update_display_name(user=request.user, display_name=form.cleaned_data["display_name"])
         messages.success(request, "Your display name is saved.")
         return redirect("profile")
-    return render(request, "registration/profile.html", {"form": form})
+    status = 400 if form.errors else 200
+    return render(request, "registration/profile.html", {"form": form}, status=status)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's, answering 400 when the form comes back with its errors."""
+
+    success_url = "/accounts/password/done/"
+
+    def form_invalid(self, form) -> HttpResponse:
+        response = super().form_invalid(form)
+        response.status_code = 400
+        return response

@@ -1,6 +1,12 @@
 """Each audience's templates receive only what it may see (issue 12, item 5): the GM's
 hidden dice are taken out in Python (contests/audience.py) before any template runs,
-not hidden with {% if %}."""
+not hidden with {% if %}.
+
+Each test plays a contest with the campaign's GM rolls hidden, the GM's die a number
+(19) that no other value of the contest shows, then walks the whole context a player's
+and a spectator's templates get (dicts, lists, dataclasses, objects' attributes): the
+number is in none of their values, while the GM's context has it.
+"""
 
 from __future__ import annotations
 
@@ -11,40 +17,100 @@ import pytest
 
 from contests import live
 
-from .test_live_group import frame, pc
+from .conftest import ability
+from .test_live_group import extended, frame, pc, ready
 
 pytestmark = pytest.mark.django_db
 
-ROLL_KEYS = {"roll", "opponent_roll", "resistance_roll", "entered_roll", "pc_roll"}
+SECRET = 19
+OTHERS = ("player", "spectator")
+# Keys whose numbers are ids, counters or form limits, not dice (an id may be 19).
+NOT_DICE = {"id", "pk", "seq", "number", "for_user", "player_for", "sheet_selected", "value"}
+NOT_DICE |= {"minimum", "maximum", "limit"}
+# Keys of the contest's state (and its pending roll) that no view carries whole.
+STATE_ONLY = {"hide_gm_rolls", "roster", "rounds", "machine", "revealed", "args", "both_fumble"}
 
 
-def leaves(value, path=(), seen=None):
-    """Every (path, value) reachable from a template context: dicts, lists, dataclasses
-    and plain objects' attributes (a model's fields), each object once."""
+def nodes(value, path=(), seen=None):
+    """Every (path, value) reachable from a template context, containers included:
+    dicts, lists, dataclasses and plain objects' attributes (a model's fields), each
+    object once."""
     seen = set() if seen is None else seen
-    if isinstance(value, str | int | float | bool) or value is None:
-        yield path, value
-        return
-    if id(value) in seen:
+    yield path, value
+    if isinstance(value, str | int | float | bool) or value is None or id(value) in seen:
         return
     seen.add(id(value))
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from leaves(item, (*path, str(key)), seen)
+            yield from nodes(item, (*path, str(key)), seen)
     elif isinstance(value, list | tuple | set | frozenset):
         for item in value:
-            yield from leaves(item, path, seen)
+            yield from nodes(item, path, seen)
     elif dataclasses.is_dataclass(value):
         for f in dataclasses.fields(value):
-            yield from leaves(getattr(value, f.name), (*path, f.name), seen)
+            yield from nodes(getattr(value, f.name), (*path, f.name), seen)
     elif hasattr(value, "__dict__"):
         for key, item in vars(value).items():
             if not key.startswith("_"):
-                yield from leaves(item, (*path, key), seen)
+                yield from nodes(item, (*path, key), seen)
 
 
-def rolls_of(context: dict, number: int) -> list[tuple]:
-    return [p for p, v in leaves(context) if v == number and p and p[-1] in ROLL_KEYS]
+def is_id(path) -> bool:
+    return bool(path) and (path[-1] in NOT_DICE or path[-1].endswith("_id") or "sheet" in path)
+
+
+def showing(context, number: int = SECRET) -> list:
+    """Where `number` is in the context: a number that is not an id, or a word of a text
+    (not a section number such as §2.19.2)."""
+    word = re.compile(rf"(?<![\d.§]){number}(?!\d|\.\d)")
+    found = []
+    for path, value in nodes(context):
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float) and value == number and not is_id(path):
+            found.append(path)
+        elif isinstance(value, str) and word.search(value):
+            found.append((*path, value))
+    return found
+
+
+def texts(context) -> set[str]:
+    return {value for _, value in nodes(context) if isinstance(value, str)}
+
+
+def page_text(html: str) -> str:
+    """What a browser shows of the fragments (their attributes hold ids)."""
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def assert_hidden(contest, *secrets: str) -> dict:
+    """The GM's context and page show the hidden die; the players' and spectators'
+    hold it nowhere, nor any of `secrets` (texts that would give it away), nor the
+    contest's state. Returns the contexts."""
+    contexts = {}
+    for audience in ("gm", *OTHERS):
+        shared: dict = {}
+        contexts[audience] = live.contest_context(contest, audience, shared)
+        # Nothing in any view is the flow's state or a part of it: views are copies.
+        state_parts = {id(v) for _, v in nodes(shared["flow"].state) if isinstance(v, dict | list)}
+        shared_parts = [p for p, v in nodes(contexts[audience]) if id(v) in state_parts]
+        assert shared_parts == [], (audience, shared_parts)
+    assert showing(contexts["gm"]), "the GM's own view lost the roll"
+    pages = live.render_audiences(contest)
+    assert re.search(rf"(?<![\d.§]){SECRET}(?!\d|\.\d)", page_text(pages["gm"]))
+    for audience in OTHERS:
+        context = contexts[audience]
+        assert showing(context) == [], audience
+        assert not texts(context) & set(secrets), audience
+        assert "flow" not in context and "state" not in context
+        assert not hasattr(context["contest"], "state")
+        raw = [p for p, v in nodes(context) if isinstance(v, dict) and STATE_ONLY & v.keys()]
+        assert raw == [], audience
+        page = page_text(pages[audience])
+        assert not re.search(rf"(?<![\d.§]){SECRET}(?!\d|\.\d)", page), audience
+        assert not any(secret in pages[audience] for secret in secrets), audience
+        assert "in secret" in page
+    return contexts
 
 
 @pytest.fixture
@@ -55,39 +121,45 @@ def hidden_rolls(campaign):
     return campaign
 
 
-def test_a_hidden_one_on_one_roll_is_in_no_players_context(
+def test_a_hidden_one_on_one_roll_is_in_no_players_view(
     table, hidden_rolls, session, gm, alice, tamsin
 ):
     contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
-    boatcraft = tamsin.abilities.get(name="Boatcraft")
-    table.act(contest, alice, "choose_ability", side="pc", ability_id=boatcraft.pk)
-    table.act(contest, gm, "roll", rolls=(5, 19))
-    gm_view = live.contest_context(contest, "gm")
-    assert rolls_of(gm_view, 19), "the GM's own view lost the roll"
-    for audience in ("player", "spectator"):
-        context = live.contest_context(contest, audience)
-        assert rolls_of(context, 19) == [], audience
-        assert "outcome" not in str([p for p, _ in leaves(context) if p[-1:] == ("describe",)])
-        assert context["state"]["pending"]["pc_roll"] == 5  # their own die is theirs
-        panel = live.render_contest(contest, audience).split("roll-log")[0]
-        assert not re.search(r">\s*19\s*<", panel), audience
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(5, SECRET))
+    gm_pending = live.contest_context(contest, "gm")["view"]["pending"]
+    assert gm_pending["opponent_roll"] == SECRET and not gm_pending["secret"]
+    contexts = assert_hidden(contest, gm_pending["describe"])
+    for audience in OTHERS:
+        pending = contexts[audience]["view"]["pending"]
+        assert pending["secret"] and pending["pc_roll"] == 5  # their own die is theirs
+        assert (pending["opponent_roll"], pending["opponent_result"], pending["describe"]) == (
+            None,
+            None,
+            None,
+        )
+    # A hero point on the hidden roll keeps it hidden.
+    table.act(contest, alice, "hero_point", side="pc")
+    assert_hidden(contest, live.contest_context(contest, "gm")["view"]["pending"]["describe"])
     table.act(contest, gm, "reveal")
-    assert rolls_of(live.contest_context(contest, "player"), 19)  # shown once revealed
+    assert showing(live.contest_context(contest, "player"))  # shown once revealed
 
 
-def test_a_physical_die_the_gm_entered_is_in_no_players_context(
+def test_a_physical_die_the_gm_entered_is_in_no_players_view(
     table, hidden_rolls, session, gm, tamsin
 ):
     contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
-    table.act(contest, gm, "enter_roll", side="opponent", entered=19)
-    assert rolls_of(live.contest_context(contest, "gm"), 19)
-    for audience in ("player", "spectator"):
-        assert rolls_of(live.contest_context(contest, audience), 19) == [], audience
-        assert "Physical roll entered: 19" not in live.render_contest(contest, audience)
+    table.act(contest, gm, "enter_roll", side="opponent", entered=SECRET)
+    assert showing(live.contest_context(contest, "gm"))
+    for audience in OTHERS:
+        assert showing(live.contest_context(contest, audience)) == [], audience
+        assert f"Physical roll entered: {SECRET}" not in live.render_contest(contest, audience)
 
 
-def test_a_group_contests_hidden_rolls_are_in_no_players_context(
-    table, hidden_rolls, session, gm, tamsin, brannoc
+def test_a_group_simple_contests_hidden_rolls_are_in_no_players_view(
+    table, hidden_rolls, session, gm, alice, tamsin, brannoc
 ):
     contest = frame(
         table,
@@ -98,18 +170,70 @@ def test_a_group_contests_hidden_rolls_are_in_no_players_context(
             {"name": "The Grey River", "level": "high"},
         ],
     )
-    table.act(contest, gm, "roll", rolls=(10, 16, 5, 19))
+    # Tamsin rolls 10 and Brannoc 5 in the open; the river's dice are the GM's.
+    table.act(contest, gm, "roll", rolls=(10, SECRET, 5, SECRET))
+    pairings = live.contest_context(contest, "gm")["view"]["pending"]["pairings"]
+    assert [p["resistance_roll"] for p in pairings] == [SECRET, SECRET]
+    contexts = assert_hidden(contest, *{p["describe"] for p in pairings})
+    for audience in OTHERS:
+        shown = contexts[audience]["view"]["pending"]["pairings"]
+        assert [(p["roll"], p["resistance_roll"], p["describe"]) for p in shown] == [
+            (10, None, None),
+            (5, None, None),
+        ]
+        assert all(p["resistance_secret"] and not p["roll_secret"] for p in shown)
+        assert all(p["opponent_result"] is None for p in shown)
+    table.act(contest, alice, "hero_point", participant="Tamsin")
+    assert_hidden(contest, *{p["describe"] for p in pairings})
+    table.act(contest, gm, "reveal")
+    assert showing(live.contest_context(contest, "spectator"))
+
+
+def test_a_long_contests_hidden_roll_is_in_no_players_view(
+    table, hidden_rolls, session, gm, alice, tamsin
+):
+    """A scored contest: the first round's dice are shown once resolved, the second
+    round's GM die is hidden again while hero points may be spent."""
+    contest = table.frame(
+        "scored", pc=tamsin, prize="hold the bridge", opponent={"name": "Raiders", "rating": "14"}
+    )
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(5, 16))
+    table.act(contest, gm, "resolve")
+    table.act(contest, gm, "roll", rolls=(6, SECRET))
     gm_view = live.contest_context(contest, "gm")
-    assert rolls_of(gm_view, 16) and rolls_of(gm_view, 19)
-    for audience in ("player", "spectator"):
-        context = live.contest_context(contest, audience)
-        assert rolls_of(context, 16) == [] and rolls_of(context, 19) == [], audience
-        assert rolls_of(context, 10)  # Tamsin's own die is shown
+    assert gm_view["totals"] is not None
+    assert_hidden(contest, gm_view["view"]["pending"]["describe"])
+    table.act(contest, gm, "reveal")
+    assert showing(live.contest_context(contest, "player"))
 
 
-def test_no_template_gets_the_contest_row_or_its_flow(table, session, gm, tamsin):
+def test_a_long_group_contests_hidden_roll_is_in_no_players_view(
+    table, hidden_rolls, session, gm, alice, bob, tamsin, brannoc
+):
+    contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc)
+    table.act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
+    table.act(contest, bob, "declare", participant="Brannoc", targets="Chief", bid=4)
+    table.act(contest, gm, "declare", participant="Chief", targets="Brannoc", bid=6)
+    # The Chief acts first (the highest bid) against Brannoc: the Chief's die is the GM's.
+    table.act(contest, gm, "act", rolls=(SECRET, 11), participant="Chief")
+    pending = live.contest_context(contest, "gm")["view"]["pending"]
+    assert [(r["who"], r["roll"]) for r in pending["rolls"]] == [("Chief", SECRET), ("Brannoc", 11)]
+    contexts = assert_hidden(contest, pending["summary"])
+    for audience in OTHERS:
+        shown = contexts[audience]["view"]["pending"]
+        assert shown["summary"] is None
+        assert [(r["who"], r["roll"], r["secret"]) for r in shown["rolls"]] == [
+            ("Chief", None, True),
+            ("Brannoc", 11, False),
+        ]
+
+
+def test_no_template_gets_the_contest_row_its_flow_or_its_state(table, session, gm, tamsin):
     contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
-    for audience in ("gm", "player", "spectator"):
+    for audience in ("gm", *OTHERS):
         context = live.contest_context(contest, audience)
-        assert "flow" not in context
+        assert "flow" not in context and "state" not in context
         assert not hasattr(context["contest"], "state")

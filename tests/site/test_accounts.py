@@ -55,7 +55,7 @@ def test_signing_up_with_mismatched_passwords_says_so_and_creates_nothing(client
             "password2": "other-passphrase-9",
         },
     )
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert b"password fields didn" in response.content
     assert not get_user_model().objects.filter(username="newbie").exists()
 

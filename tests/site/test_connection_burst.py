@@ -11,12 +11,17 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import psycopg
 import pytest
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from bench.liveserver import daphne_process, fresh_database, log_in, manage, server_env
+from questworlds_site.env import database_from_url
+
+ROOT = Path(__file__).resolve().parents[2]
 
 POOL_MAX = 6
 PAGE_LOADS = 400
@@ -38,8 +43,9 @@ contest = contest_frame(
     data={"kind": "simple", "prize": "the ford", "pc": {"character_id": character.pk},
           "opponent": {"name": "The Grey River", "level": "moderate"}},
 ).contest
-print(json.dumps({"campaign": campaign.pk, "contest": contest.pk,
-                  "character": character.pk}))
+sheets = {c.player.username: c.pk for c in campaign.characters.select_related("player")}
+sheets["gm"] = character.pk  # the GM may look at any sheet of the campaign
+print(json.dumps({"campaign": campaign.pk, "contest": contest.pk, "sheets": sheets}))
 """
 
 
@@ -94,14 +100,15 @@ def test_a_burst_over_two_processes_stays_within_the_pools(tmp_path):
                 "/home/",
                 f"/campaigns/{campaign}/",
                 f"/campaigns/{campaign}/table/",
-                "/characters/",
+                "/characters/{sheet}/",  # each person's own character sheet
                 f"/campaigns/{campaign}/archive/",
             )
 
             def load(n: int) -> int:
-                base, _user, opener, _token = sessions[n % len(sessions)]
+                base, user, opener, _token = sessions[n % len(sessions)]
+                page = pages[n % len(pages)].format(sheet=ids["sheets"][user])
                 try:
-                    with opener.open(base + pages[n % len(pages)], timeout=120) as response:
+                    with opener.open(base + page, timeout=120) as response:
                         return response.status
                 except urllib.error.HTTPError as error:
                     return error.code
@@ -146,3 +153,26 @@ def test_a_burst_over_two_processes_stays_within_the_pools(tmp_path):
     assert sampler.counts, "the sampler saw nothing"
     assert max(sampler.counts) <= 2 * POOL_MAX, sampler.counts
     print(f"connections during the burst: max {max(sampler.counts)}, pool bound {2 * POOL_MAX}")
+
+
+def test_postgresql_borrows_from_a_pool_sized_by_the_environment(monkeypatch):
+    monkeypatch.setenv("DB_POOL_MAX_SIZE", "4")
+    monkeypatch.setenv("DB_POOL_TIMEOUT", "5")
+    database = database_from_url("postgres://app@db:5432/questworlds", ROOT)
+    # Django refuses a pool beside persistent connections (and under ASGI those pile up).
+    assert database["CONN_MAX_AGE"] == 0
+    assert database["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 4, "timeout": 5}
+
+
+def test_the_pool_can_be_turned_off_and_refuses_nonsense(monkeypatch):
+    monkeypatch.setenv("DB_POOL_MAX_SIZE", "0")  # behind pgbouncer, say
+    assert "pool" not in database_from_url("postgres://app@db/questworlds", ROOT)["OPTIONS"]
+    monkeypatch.setenv("DB_POOL_MAX_SIZE", "ten")
+    with pytest.raises(ImproperlyConfigured, match="DB_POOL_MAX_SIZE"):
+        database_from_url("postgres://app@db/questworlds", ROOT)
+
+
+def test_sqlite_has_no_pool(monkeypatch):
+    monkeypatch.setenv("DB_POOL_MAX_SIZE", "4")
+    database = database_from_url("sqlite:///db.sqlite3", ROOT)
+    assert "pool" not in database.get("OPTIONS", {})

@@ -37,3 +37,33 @@ def test_check_deploy_is_clean_with_the_documented_production_settings():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNINGS" not in result.stdout + result.stderr
+
+
+HEALTH_AND_PAGE = """
+import django
+django.setup()
+from django.test import Client
+client = Client(headers={"Host": "table.example.org"})
+print(client.get("/healthz").status_code, client.get("/accounts/login/").status_code)
+"""
+
+
+def test_the_health_check_answers_over_plain_http_when_everything_else_redirects(tmp_path):
+    """docker-compose.yml's health check asks Daphne directly, not through the proxy: a
+    redirect to HTTPS there would keep the app "unhealthy" and nginx from starting."""
+    env = {
+        **os.environ,
+        **PRODUCTION,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'health.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "questworlds_site.settings",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", HEALTH_AND_PAGE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["200", "301"]

@@ -15,6 +15,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Campaign, Npc
 from characters.models import Character
+from tests.form_limits import Form, assert_limits_shown, cases, check_limit, snapshot, text
 
 pytestmark = pytest.mark.django_db
 
@@ -158,3 +159,62 @@ def test_a_campaign_import_with_a_nul_is_refused(client, make_user):
     assert response.status_code == 400
     assert "NUL character" in response.content.decode()
     assert not Campaign.objects.exists()
+
+
+PASSWORD = "correct horse battery staple"
+ACCOUNT_FORMS = {
+    "signup": Form(
+        url=lambda _: reverse("signup"),
+        data=lambda _: {"username": "rook", "password1": PASSWORD, "password2": PASSWORD},
+        fields={"username": 150, "display_name": 60},
+        user="",
+        subject="db",
+    ),
+    "profile": Form(
+        url=lambda _: reverse("profile"),
+        data=lambda _: {"display_name": "Al"},
+        fields={"display_name": 60},
+        subject="db",
+    ),
+}
+
+
+@pytest.mark.parametrize(("form", "field"), cases(ACCOUNT_FORMS))
+def test_the_account_forms_refuse_nul_and_overlong_text(client, request, form, field):
+    spec = ACCOUNT_FORMS[form]
+    if spec.user:
+        client.force_login(request.getfixturevalue(spec.user))
+    check_limit(client, spec, request.getfixturevalue(spec.subject), field)
+
+
+@pytest.mark.parametrize(
+    ("username", "message"),
+    [("al\x00ice", "NUL character"), ("a" * 151, "enter a correct username and password")],
+    ids=["nul", "overlong"],
+)
+def test_a_login_with_a_nul_or_an_overlong_name_is_a_400(client, alice, username, message):
+    response = client.post(reverse("login"), {"username": username, "password": "x"})
+    assert response.status_code == 400 and message in text(response)
+    assert "_auth_user_id" not in client.session
+
+
+def test_a_password_change_with_a_nul_or_a_wrong_password_is_a_400(client, alice):
+    client.force_login(alice)
+    url = reverse("password_change")
+    before = snapshot()
+    new = {"new_password1": PASSWORD, "new_password2": PASSWORD}
+    response = client.post(url, {"old_password": "correct\x00horse", **new})
+    assert response.status_code == 400 and "NUL character" in text(response)
+    response = client.post(url, {"old_password": "wrong horse", **new})
+    assert response.status_code == 400 and "incorrectly" in text(response)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(("name", "inputs"), [("signup", 2), ("profile", 1), ("login", 1)])
+def test_the_account_pages_show_their_limits(client, alice, name, inputs):
+    if name == "profile":
+        client.force_login(alice)
+    page = text(client.get(reverse(name)))
+    assert assert_limits_shown(page) == inputs
+    if name != "login":
+        assert "Up to 60 characters." in page

@@ -50,6 +50,17 @@ def test_exports_are_not_stored(client, campaign, gm):
         assert "no-store" in response["Cache-Control"], name
 
 
+def test_a_character_export_is_not_stored(client, alice):
+    from characters.services import character_create
+
+    character = character_create(player=alice, name="Kara")
+    client.force_login(alice)
+    response = client.get(reverse("characters:export", args=[character.pk]))
+    assert response.status_code == 200
+    assert "attachment" in response["Content-Disposition"]
+    assert "no-store" in response["Cache-Control"]
+
+
 def test_a_public_archive_link_is_not_stored_either(client, campaign, gm):
     token = services.campaign_publish(campaign=campaign, actor=gm)
     response = client.get(reverse("public_timeline", args=[token]))
