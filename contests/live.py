@@ -29,6 +29,8 @@ from .table.long import LongFlow
 LOG_LENGTH = 30
 # What the GM may record at the end of a contest (§2.11): adversity, then fortune.
 CONSEQUENCE_OPTIONS = tuple(s.value for s in (*ADVERSITY, *FORTUNE))
+ADVERSITY_OPTIONS = tuple(s.value for s in ADVERSITY)
+FORTUNE_OPTIONS = tuple(s.value for s in FORTUNE)
 
 
 def current_contest(campaign_id: int) -> Contest | None:
@@ -99,6 +101,8 @@ def contest_context(
         "hero_point_offer": flow.hero_point_offer(audience),
         "audience": audience,
         "consequence_options": CONSEQUENCE_OPTIONS,
+        "adversity_options": ADVERSITY_OPTIONS,
+        "fortune_options": FORTUNE_OPTIONS,
         "events": events,
         "seq": contest.seq,
         "totals": shared["totals"],

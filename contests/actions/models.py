@@ -178,10 +178,13 @@ class Consequence(Data):
 
 
 class ConsequenceEdit(Data):
-    """The GM's edit from the form, per side ("" is none)."""
+    """The GM's edit from the form, per side ("" is none): its state of adversity, and
+    its state of fortune (a winner may take both, a wound and a benefit: R18.6)."""
 
     pc: ShortText | None = None
     opponent: ShortText | None = None
+    pc_benefit: ShortText | None = None
+    opponent_benefit: ShortText | None = None
 
 
 class ApplyConsequences(Data):

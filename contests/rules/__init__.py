@@ -38,8 +38,10 @@ from .outcomes import (
     wane,
 )
 from .ratings import RESISTANCE_LEVELS, Rating, resistance
+from .results import ContestOutcome, simple_outcome
 from .scored import ScoredContest
 from .scored_group import GroupScoredContest
+from .sides import SideInput
 from .simple import DEGREES, Outcome, simple_contest, spend_hero_point
 from .states import ADVERSITY, BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, FORTUNE, State
 
@@ -57,6 +59,7 @@ __all__ = [
     "ChainedContest",
     "Community",
     "ContestMachine",
+    "ContestOutcome",
     "ExtendedContest",
     "GroupExtendedContest",
     "GroupOutcome",
@@ -74,6 +77,7 @@ __all__ = [
     "RulesError",
     "RulesOptions",
     "ScoredContest",
+    "SideInput",
     "State",
     "TargetNumber",
     "apply_outcome",
@@ -101,6 +105,7 @@ __all__ = [
     "roll_result",
     "rolled_augment",
     "simple_contest",
+    "simple_outcome",
     "simple_odds",
     "spend_hero_point",
     "sum_augments",

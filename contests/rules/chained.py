@@ -17,6 +17,8 @@ from .errors import IllegalAction, RulesError
 from .machine import ContestMachine, action
 from .modifiers import refuse_resistance_modifier
 from .ratings import Rating
+from .results import ContestOutcome, long_outcome
+from .sides import SideInput, check_update, read_sides
 from .simple import Outcome, bumped_results, compare_results, mastery_bumps
 from .states import State
 
@@ -110,10 +112,12 @@ def _side_label(side: str) -> str:
 class ChainedContest(ContestMachine):
     """A one-on-one chained contest (§5.4, R14).
 
-    Setup (JSON-able): `pc` and `opponent` ratings (int totals or strings such as
-    "7M", including any modifiers and augments that last the whole contest),
-    `better_roll` ("high" or "low", R6) and `opponent_is_pc` (only then may the
-    opponent spend hero points).
+    Setup (JSON-able): `pc` and `opponent`, each a `SideInput` (rating, lasting
+    modifiers and augments, states, lasting bumps, whether a player controls it) or
+    a bare rating ("7M"; a bare opponent is the GM's resistance), and `better_roll`
+    ("high" or "low", R6). Only a player's side spends hero points. Lasting bumps
+    count on every round (R18.5); a round won with a stretched ability inflicts at
+    most what a minor victory does, hurt (§2.10, R18.4).
 
     >>> contest = ChainedContest(pc="15", opponent="14")
     >>> contest.play_round(pc_roll=4, opponent_roll=17)["effect"]
@@ -127,22 +131,26 @@ class ChainedContest(ContestMachine):
     def _start(
         self,
         *,
-        pc: int | str,
-        opponent: int | str,
+        pc: SideInput | dict[str, Any] | int | str,
+        opponent: SideInput | dict[str, Any] | int | str,
         better_roll: Literal["high", "low"] = "high",
-        opponent_is_pc: bool = False,
     ) -> None:
-        try:
-            self.ratings = {"pc": Rating.parse(pc), "opponent": Rating.parse(opponent)}
-        except (TypeError, ValueError) as exc:
-            raise RulesError(f"a chained contest needs two ratings: {exc}") from exc
+        self.sides = read_sides(pc, opponent)
         if better_roll not in ("high", "low"):
             raise RulesError(f"better_roll must be 'high' or 'low', not {better_roll!r}")
         self.better_roll = better_roll
-        self.opponent_is_pc = bool(opponent_is_pc)
         self.states: dict[str, State | None] = {"pc": None, "opponent": None}
         self.rounds: list[dict[str, Any]] = []
         self.end: str | None = None
+
+    @property
+    def ratings(self) -> dict[str, Rating]:
+        """Each side's TN before this contest's wounds: its rating and lasting lines."""
+        return {side: self.sides[side].target.rating for side in SIDES}
+
+    @property
+    def opponent_is_pc(self) -> bool:
+        return self.sides["opponent"].is_pc
 
     # ----------------------------------------------------------------- reading
 
@@ -173,6 +181,22 @@ class ChainedContest(ContestMachine):
     def consequences(self) -> dict[str, str | None]:
         """Each side's state of adversity from this contest (None: unharmed)."""
         return {side: (state.value if state else None) for side, state in self.states.items()}
+
+    @property
+    def outcome(self) -> ContestOutcome | None:
+        """The result once over (None while running): the winner, its degree, each
+        side's wound from this contest and the winner's benefit of victory (§5.4,
+        §2.11.2, R18.6). A winner wounded on the way keeps its wound as well: the GM
+        may net the two out (§2.11.5)."""
+        if not self.is_over:
+            return None
+        return long_outcome(
+            winner=self.winner,
+            degree=self.degree,
+            consequences=self.consequences(),
+            sides=self.sides,
+            ended_by=self.end,
+        )
 
     def state(self) -> dict[str, Any]:
         return {
@@ -240,11 +264,13 @@ class ChainedContest(ContestMachine):
         }
         pc_rating, opponent_rating = Rating(tns["pc"]), Rating(tns["opponent"])
         masteries = mastery_bumps(pc_rating, opponent_rating)
+        # R5.4, R18.5: lasting bumps (heroic, pyrrhic, a stretch or final action as a
+        # bump down) count with the masteries on every round.
         pc_result, opponent_result = bumped_results(
             roll_result(pc_roll, pc_rating.target),
             roll_result(opponent_roll, opponent_rating.target),
-            pc_bumps=max(masteries, 0),
-            opponent_bumps=max(-masteries, 0),
+            pc_bumps=max(masteries, 0) + self.sides["pc"].total_bumps,
+            opponent_bumps=max(-masteries, 0) + self.sides["opponent"].total_bumps,
         )
         # R5.3: hero points come last, after both results are known.
         if pc_hero_point:
@@ -301,6 +327,15 @@ class ChainedContest(ContestMachine):
         """Both sides declared they leave: the contest ends with no roll (§5.4)."""
         self.end = "both_disengaged"
 
+    @action
+    def update_side(self, *, side: str, input: SideInput | dict[str, Any]) -> None:
+        """Change what lasts for `side` between rounds (R18.5): its rating, lasting
+        modifiers, states from other contests and bumps. This contest's own wounds are
+        the machine's and stay."""
+        if side not in SIDES:
+            raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+        self.sides[side] = check_update(self.sides[side], input)
+
     # ----------------------------------------------------------------- helpers
 
     def roll_round(self, roller: Roller = d20, **choices: Any) -> dict[str, Any]:
@@ -312,13 +347,12 @@ class ChainedContest(ContestMachine):
         cls,
         outcome: Outcome | None = None,
         *,
-        pc: int | str,
-        opponent: int | str,
+        pc: SideInput | dict[str, Any] | int | str,
+        opponent: SideInput | dict[str, Any] | int | str,
         pc_roll: int | None = None,
         opponent_roll: int | None = None,
         pc_hero_point: bool = False,
         better_roll: Literal["high", "low"] = "high",
-        opponent_is_pc: bool = False,
     ) -> ChainedContest:
         """Turn a finished simple contest into round one of a chained contest (§2.8.2).
 
@@ -332,9 +366,7 @@ class ChainedContest(ContestMachine):
         >>> contest.state()["opponent_state"], len(contest.rounds)
         ('hurt', 1)
         """
-        contest = cls(
-            pc=pc, opponent=opponent, better_roll=better_roll, opponent_is_pc=opponent_is_pc
-        )
+        contest = cls(pc=pc, opponent=opponent, better_roll=better_roll)
         if outcome is not None:
             if pc_roll is not None or opponent_roll is not None or pc_hero_point:
                 raise RulesError(
@@ -403,6 +435,12 @@ class ChainedContest(ContestMachine):
             self.end = f"{round_winner}_disengaged"
         elif effect is not None:
             victim, infliction = effect
+            if round_winner not in (None, victim) and self.sides[round_winner].stretched:
+                # §2.10 (R18.4): a stretched ability's victory counts as minor, and a
+                # minor victory's round inflicts hurt (crit or success v the next step).
+                if infliction != "hurt":
+                    entry["capped_from"] = infliction
+                infliction = "hurt"
             before = self.states[victim]
             after = worsen(before, infliction)
             self.states[victim] = after

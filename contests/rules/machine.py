@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 
 from .errors import IllegalAction, RulesError
 from .ratings import Rating
+from .sides import SideInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,6 +41,7 @@ def action(method: F) -> F:
     def wrapper(self: ContestMachine, *args: Any, **kwargs: Any) -> Any:
         if args:
             raise TypeError(f"{method.__name__}() takes keyword arguments only")
+        _refuse_unknown(method, kwargs, f"{method.__name__}()")
         if self.is_over and not getattr(method, "after_end", False):
             raise IllegalAction(f"the contest is over: {method.__name__} is not allowed")
         saved = copy.deepcopy(self.__dict__)
@@ -74,6 +76,7 @@ class ContestMachine:
             if name in setup:
                 raise TypeError(f"{type(self).__name__}() got {name!r} twice")
             setup[name] = value
+        _refuse_unknown(self._start, setup, f"a {self.kind or type(self).__name__} contest")
         self.setup: dict[str, Any] = _jsonable(setup)
         self.actions: list[dict[str, Any]] = []
         self._start(**self.setup)
@@ -117,10 +120,24 @@ class ContestMachine:
         return machine
 
 
+def _refuse_unknown(function: Callable[..., Any], kwargs: dict[str, Any], what: str) -> None:
+    """A RulesError naming what `function` does not take (not Python's TypeError)."""
+    parameters = inspect.signature(function).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    unknown = sorted(set(kwargs) - {name for name in parameters if name != "self"})
+    if unknown:
+        known = ", ".join(name for name in parameters if name != "self")
+        raise RulesError(f"{what} takes no {', '.join(unknown)} (it takes {known})")
+
+
 def _jsonable(value: Any) -> Any:
-    """Setup values as JSON: a Rating becomes its notation ("7M"), tuples become lists."""
+    """Setup values as JSON: a Rating becomes its notation ("7M"), a SideInput its
+    JSON, tuples become lists."""
     if isinstance(value, Rating):
         return str(value)
+    if isinstance(value, SideInput):
+        return value.to_json()
     if isinstance(value, dict):
         return {key: _jsonable(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

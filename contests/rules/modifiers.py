@@ -211,7 +211,9 @@ class TargetNumber:
 
     @property
     def stretched(self) -> bool:
-        return any(line.kind == "stretch" for line in self.lines)
+        """A stretch penalty applies, which caps victories at minor (§2.10). A stretch
+        taken as a bump down is a bump, not a cap (R9, R18.4)."""
+        return any(line.kind == "stretch" and line.value < 0 for line in self.lines)
 
     @property
     def always_fails(self) -> bool:

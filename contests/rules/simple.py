@@ -98,6 +98,10 @@ class Outcome:
     better_roll: BetterRoll = "high"
     pc_hero_point: bool = False
     opponent_hero_point: bool = False
+    # §2.10 (R18.4): the sides rolling a stretched ability, and the degree a stretch
+    # held to minor (None when it capped nothing).
+    stretched: tuple[str, ...] = ()
+    capped_from: Degree = None
 
     @property
     def level(self) -> int:
@@ -125,7 +129,37 @@ class Outcome:
             "better_roll": self.better_roll,
             "pc_hero_point": self.pc_hero_point,
             "opponent_hero_point": self.opponent_hero_point,
+            "stretched": list(self.stretched),
+            "capped_from": self.capped_from,
         }
+
+    @property
+    def cap_note(self) -> str:
+        """Why the degree is lower than the dice say, or "" (§2.10)."""
+        if not self.capped_from:
+            return ""
+        return f"a {self.capped_from} victory held to minor by the stretch (§2.10)"
+
+
+def cap_stretched(outcome: Outcome, stretched: Any) -> Outcome:
+    """The outcome with a stretch's cap: a major or complete victory won with a
+    stretched ability counts as a minor one (§2.10, R18.4). `stretched` names the sides
+    ("pc", "opponent") rolling a stretched ability; a defeat or lesser victory stands.
+
+    >>> major = compare_results(Result.SUCCESS, Result.FUMBLE, 9, 20)
+    >>> cap_stretched(major, ["pc"]).describe, cap_stretched(major, ["opponent"]).describe
+    ('minor victory', 'major victory')
+    """
+    # §2.10: "If you are using a stretch, then major or complete victories you score
+    # are instead treated as minor victories."
+    sides = tuple(sorted({str(side) for side in stretched}))
+    if any(side not in ("pc", "opponent") for side in sides):
+        raise RulesError(f"stretched sides are 'pc' and 'opponent', not {list(sides)!r}")
+    degree = outcome.capped_from or outcome.degree
+    marked = replace(outcome, stretched=sides, degree=degree, capped_from=None)
+    if outcome.winner in sides and degree in ("major", "complete"):
+        return replace(marked, degree="minor", capped_from=degree)
+    return marked
 
 
 def describe_level(level: int) -> str:
@@ -224,11 +258,12 @@ def spend_hero_point(outcome: Outcome, *, side: Literal["pc", "opponent"] = "pc"
         outcome.opponent_roll,
         better_roll=outcome.better_roll,
     )
-    return replace(
+    spent_outcome = replace(
         bumped,
         pc_hero_point=outcome.pc_hero_point or side == "pc",
         opponent_hero_point=outcome.opponent_hero_point or side == "opponent",
     )
+    return cap_stretched(spent_outcome, outcome.stretched) if outcome.stretched else spent_outcome
 
 
 def simple_contest(

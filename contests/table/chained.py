@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import ChainedContest, State
-from .base import SIDES
 from .long import LongFlow
 
 
@@ -35,13 +34,12 @@ class ChainedFlow(LongFlow):
         # The engine applies the wounds itself: give it the TN without them.
         return super().target(side)
 
+    SIDE_INPUTS = True
+
     def _wound(self, side: str) -> State | None:
         engine = (self.state.get("machine") or {}).get("state") or {}
         wound = engine.get(f"{side}_state")
         return State(wound) if wound else None
-
-    def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
-        return {"opponent_is_pc": self.side("opponent")["character_id"] is not None}
 
     def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
         return machine.play_round(
@@ -58,20 +56,3 @@ class ChainedFlow(LongFlow):
             self.side("pc")["name"]: state["pc_state"] or "unharmed",
             self.side("opponent")["name"]: state["opponent_state"] or "unharmed",
         }
-
-    def _decide_long(self, machine: Any) -> None:
-        """A chained contest's wounds landed as its rounds were played (§5.4): they are
-        the consequences to confirm, a wounded winner's included (in place of a benefit
-        of victory)."""
-        super()._decide_long(machine)
-        if not self.state["apply_consequences"]:
-            return
-        wounds = machine.consequences()
-        earlier = {s["side"]: s for s in self.state["suggested"]}
-        suggested = [
-            {"side": side, "state": wounds[side]} if wounds[side] else earlier.get(side)
-            for side in SIDES
-        ]
-        self.state["suggested"] = [
-            s for s in suggested if s and self.side(s["side"])["character_id"] is not None
-        ]

@@ -18,17 +18,15 @@ class LongFlow(TableFlow):
     RESOLVE_LABEL = "Resolve the round"
     MACHINE: ClassVar[Any]  # the engine's contest class
     TOTALS_KIND: ClassVar[str]  # what the totals count: "RP", "AP" or "state"
+    # The machine takes a SideInput per side (R18.5); the extended one still its
+    # ratings and a PC's modifiers and bumps.
+    SIDE_INPUTS: ClassVar[bool] = False
 
     # -- the engine's machine ---------------------------------------------------------
 
     def _before_roll(self) -> None:
         if self.state["machine"] is None:
             self._start_machine()
-
-    def _engine_target(self, side: str) -> Any:
-        """The TN the engine is given: what `target` shows less what the engine applies
-        itself (a chained contest's wounds)."""
-        return self.target(side)
 
     def standing(self) -> dict[str, Any] | None:
         """Each side's standing now (RP, AP or state), from the engine's current state
@@ -48,6 +46,10 @@ class LongFlow(TableFlow):
             "better_roll": self.state["better_roll"],
             **self._machine_setup(pc, opponent),
         }
+        if self.SIDE_INPUTS:
+            # R18.5: the lasting effects go in once; this round's situational ones are
+            # the round's own modifiers.
+            setup.update(pc=self.side_input("pc"), opponent=self.side_input("opponent"))
         machine = self.MACHINE(**setup)
         self.state["machine"] = machine.to_json()
         # Later rounds' situational modifiers are the change from these TNs (R9).
@@ -64,10 +66,19 @@ class LongFlow(TableFlow):
 
     def _settle(self, pending: dict[str, Any]) -> dict:
         machine = self._machine()
-        change = {
-            side: self._engine_target(side).rating.total - self.state["start_tn"][side]
-            for side in SIDES
-        }
+        if self.SIDE_INPUTS:
+            # R18.5: a state, augment or stretch that changed since the last round
+            # changes what lasts; this round's situational modifiers go with the roll.
+            for side in SIDES:
+                wanted = self.side_input(side)
+                if machine.sides[side] != wanted:
+                    machine.update_side(side=side, input=wanted)
+            change = {side: self.situational(side) for side in SIDES}
+        else:
+            change = {
+                side: self._engine_target(side).rating.total - self.state["start_tn"][side]
+                for side in SIDES
+            }
         entry = self._play_round(machine, pending, change)
         self.state["machine"] = machine.to_json()
         self.state["rounds"].append({**pending, "entry": jsonable(entry)})
@@ -116,15 +127,22 @@ class LongFlow(TableFlow):
         self.state.pop("bid", None)
 
     def _decide_long(self, machine: Any) -> None:
-        """The engine says the contest is over: its winner and degree decide it."""
+        """The engine says the contest is over: its winner and degree decide it, and
+        where the machine gives its `outcome`, its consequences and the winner's benefit
+        of victory are what the GM confirms (§5.1.1 step 6, R18.6)."""
         self._decide(machine.winner, machine.degree)
-
-    # -- escalation (§2.8.2): a decided simple contest goes on as this kind --------------
-
-    @classmethod
-    def escalation_setup(cls, pc: dict[str, Any], opponent: dict[str, Any]) -> dict[str, Any]:
-        """What the machine's `escalate` takes besides the ratings, from the two sides."""
-        return {}
+        outcome = getattr(machine, "outcome", None)
+        if outcome is None or not self.state["apply_consequences"]:
+            return
+        suggested = [
+            {"side": side, "state": state.value}
+            for side in SIDES
+            for state in (outcome.consequences[side], outcome.benefits[side])
+            if state is not None
+        ]
+        self.state["suggested"] = [
+            s for s in suggested if self.side(s["side"])["character_id"] is not None
+        ]
 
 
 def jsonable(value: Any) -> Any:

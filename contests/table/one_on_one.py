@@ -16,12 +16,15 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..rules import (
+    ADVERSITY,
     BENEFIT_OF_VICTORY,
     CONSEQUENCE_OF_DEFEAT,
+    FORTUNE,
     IllegalAction,
     Rating,
     Result,
     RulesError,
+    SideInput,
     hero_point_effect,
     is_clearly_inferior,
     pyrrhic_victory_consequence,
@@ -30,6 +33,7 @@ from ..rules import (
     spend_hero_point,
 )
 from ..rules.odds import odds_summary
+from ..rules.simple import cap_stretched
 from .base import (
     SIDES,
     ActionInput,
@@ -109,6 +113,29 @@ class TableFlow(SharedOffers):
     def target(self, side: str) -> Any:
         """The side's target number now (§2.11, R9): rating, modifiers, augments, states."""
         return self._target_of(self.side(side))
+
+    def _engine_target(self, side: str) -> Any:
+        """The TN the engine is given: what `target` shows less what the engine applies
+        itself (a chained contest's wounds)."""
+        return self.target(side)
+
+    def is_player_side(self, side: str) -> bool:
+        """The PC's side, or an opponent framed from a player's character (§2.3.1.2)."""
+        return side == "pc" or self.side(side)["character_id"] is not None
+
+    def side_input(self, side: str) -> SideInput:
+        """The side as the engine's machines take it (R18.5): a player's side is its
+        rating with every lasting line (augments, states, a stretch, heroic or pyrrhic
+        bumps), not this round's situational ones; a resistance is its TN (R18.3)."""
+        tn, info = self._engine_target(side), self.side(side)
+        if not self.is_player_side(side):
+            return SideInput(tn.rating.total, name=info["name"], is_pc=False, bumps=tn.bumps)
+        lasting = tuple(line for line in tn.lines if line.kind != "situational")
+        return SideInput(tn.base.total, name=info["name"], modifiers=lasting)
+
+    def situational(self, side: str) -> int:
+        """This round's situational modifiers of a side (R9: they last one round)."""
+        return sum(line.value for line in self._engine_target(side).lines if line.lasts_one_round)
 
     def odds(self) -> dict[str, Any] | None:
         """Exact odds of every outcome for the PC before the roll (`simple_odds`), and
@@ -435,12 +462,21 @@ class TableFlow(SharedOffers):
         chosen = data.get("consequences")
         edited = data.get("edit")
         if isinstance(edited, dict):
-            # The GM's edit from the form: {"pc": "hurt", "opponent": ""} ("" is none).
-            chosen = [
-                {"side": side, "state": state}
-                for side, state in edited.items()
-                if side in SIDES and state and self.side(side)["character_id"] is not None
-            ]
+            # The GM's edit from the form: {"pc": "hurt", "pc_benefit": "heroic",
+            # "opponent": ""} ("" is none): per side a state of adversity and one of
+            # fortune (a wounded winner takes both, R18.6).
+            chosen = []
+            for side in SIDES:
+                if self.side(side)["character_id"] is None:
+                    continue
+                for key, ladder in ((side, ADVERSITY), (f"{side}_benefit", FORTUNE)):
+                    state = edited.get(key)
+                    if not state:
+                        continue
+                    if state not in {s.value for s in ladder}:
+                        kind = "state of fortune" if ladder is FORTUNE else "state of adversity"
+                        raise RulesError(f"{state!r} is not a {kind} for {self.side(side)['name']}")
+                    chosen.append({"side": side, "state": state})
         if chosen is None:
             chosen = self.state["suggested"]
         if not isinstance(chosen, list):
@@ -488,7 +524,9 @@ class TableFlow(SharedOffers):
                 outcome = spend_hero_point(outcome, side="pc")
             if pending["opponent_hero_point"]:
                 outcome = spend_hero_point(outcome, side="opponent")
-        return outcome
+        # §2.10 (R18.4): a victory won with a stretched ability counts as minor.
+        stretched = [side for side, tn in (("pc", pc), ("opponent", opponent)) if tn.stretched]
+        return cap_stretched(outcome, stretched) if stretched else outcome
 
     def _rolls_json(self, outcome: Any) -> list[dict[str, Any]]:
         rows = []

@@ -14,17 +14,10 @@ class ScoredFlow(LongFlow):
     TOTALS_KIND = "RP"
     ROUND_TACTICS = ("normal", "risky_gambit", "defensive", "asymmetrical", "disengage")
 
-    def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
-        return {
-            "pc_name": self.side("pc")["name"],
-            "opponent_name": self.side("opponent")["name"],
-            "stakes": self.state["stakes"],
-            "opponent_is_pc": self.side("opponent")["character_id"] is not None,
-        }
+    SIDE_INPUTS = True
 
-    @classmethod
-    def escalation_setup(cls, pc: dict[str, Any], opponent: dict[str, Any]) -> dict[str, Any]:
-        return {"pc_name": pc["name"], "opponent_name": opponent["name"]}
+    def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
+        return {"stakes": self.state["stakes"]}
 
     def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
         return machine.play_round(

@@ -65,11 +65,9 @@ class SimpleFlow(TableFlow):
         flow_class = ESCALATIONS[into]
         machine = flow_class.MACHINE.escalate(
             outcome,
-            pc=pc.rating.total,
-            opponent=opponent.rating.total,
+            pc=self.side_input("pc"),
+            opponent=self.side_input("opponent"),
             better_roll=self.state["better_roll"],
-            opponent_is_pc=self.side("opponent")["character_id"] is not None,
-            **flow_class.escalation_setup(self.side("pc"), self.side("opponent")),
         )
         self.state.update(kind=into, machine=machine.to_json(), outcome=None, suggested=[])
         self.state["start_tn"] = {"pc": pc.rating.total, "opponent": opponent.rating.total}

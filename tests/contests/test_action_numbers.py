@@ -41,7 +41,15 @@ pytestmark = pytest.mark.django_db
 NUMBER_KINDS = {"Whole", "_rating"}
 DECIDING_KINDS = NUMBER_KINDS | {"OneOf", "_flag"}
 # Text fields that name a state of adversity or fortune, which sets a penalty (§2.11).
-STATE_FIELDS = {"states[]", "state", "edit.pc", "edit.opponent", "consequences[].state"}
+STATE_FIELDS = {
+    "states[]",
+    "state",
+    "edit.pc",
+    "edit.opponent",
+    "edit.pc_benefit",
+    "edit.opponent_benefit",
+    "consequences[].state",
+}
 
 
 def _validator(metadata) -> Any:

@@ -25,7 +25,9 @@ def fight(opponent: dict, rounds) -> TableFlow:
     return flow
 
 
-def test_a_wounded_winner_of_a_chained_contest_is_offered_the_wound_not_a_benefit():
+def test_a_wounded_winner_of_a_chained_contest_is_offered_the_wound_and_the_benefit():
+    """R18.6: the winner of a chained contest gains the benefit of its victory level;
+    the wound it took on the way stays too (the GM may net them out, §2.11.5)."""
     brannoc = {
         "name": "Brannoc",
         "character_id": 3,
@@ -38,6 +40,7 @@ def test_a_wounded_winner_of_a_chained_contest_is_offered_the_wound_not_a_benefi
     assert flow.state["outcome"] == {"winner": "pc", "degree": "complete"}
     assert flow.state["suggested"] == [
         {"side": "pc", "state": "hurt"},
+        {"side": "pc", "state": "heroic"},
         {"side": "opponent", "state": "dying"},
     ]
 

@@ -160,9 +160,11 @@ def test_a_chained_contest_between_two_characters_is_fought_to_a_dying_wound(peo
     assert same_everywhere(pages, "#contest .outcome .result") == (
         "Tamsin Reedwalker wins: complete victory"
     )
-    # The wounds of the rounds stand: they are what the GM is offered to confirm.
+    # The wounds of the rounds stand, and the winner gains the benefit of a complete
+    # victory (R18.6): they are what the GM is offered to confirm.
     expect(gm.locator("#contest .outcome")).to_contain_text(
-        "Suggested: hurt for Tamsin Reedwalker; dying for Brannoc Ironmouth"
+        "Suggested: hurt for Tamsin Reedwalker; heroic for Tamsin Reedwalker; "
+        "dying for Brannoc Ironmouth"
     )
     gm.locator("form", has=gm.get_by_role("button", name="Confirm the consequences")).get_by_label(
         "Narration"
@@ -171,7 +173,7 @@ def test_a_chained_contest_between_two_characters_is_fought_to_a_dying_wound(peo
     wait_seq(pages, seq + 1)
     for page in pages:
         expect(page.locator("#contest .outcome")).to_contain_text(
-            "Applied: hurt (Knife Fighting); dying (Hard to Frighten)"
+            "Applied: hurt (Knife Fighting); heroic (Knife Fighting); dying (Hard to Frighten)"
         )
 
 

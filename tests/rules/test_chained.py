@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contests.rules import SideInput
 from contests.rules.chained import ChainedContest, chained_round_effect, worsen
 from contests.rules.dice import Result, fixed_rolls
 from contests.rules.errors import IllegalAction, RulesError
@@ -212,7 +213,7 @@ def test_only_a_pc_opponent_spends_hero_points():
         ChainedContest(pc=10, opponent=10).play_round(
             pc_roll=5, opponent_roll=15, opponent_hero_point=True
         )
-    contest = ChainedContest(pc=10, opponent=10, opponent_is_pc=True)
+    contest = ChainedContest(pc=10, opponent=SideInput(10, is_pc=True))
     entry = contest.play_round(pc_roll=5, opponent_roll=15, opponent_hero_point=True)
     assert entry["opponent_result"] == "success"
 
@@ -231,8 +232,10 @@ def test_bad_input_is_a_rules_error(kwargs, message):
 
 
 def test_bad_setup_is_a_rules_error():
-    with pytest.raises(RulesError, match="two ratings"):
+    with pytest.raises(RulesError, match="'seventeen' is not a rating"):
         ChainedContest(pc="seventeen", opponent=10)
+    with pytest.raises(RulesError, match="no surprise"):
+        ChainedContest(pc=10, opponent=10, surprise=True)
     with pytest.raises(RulesError, match="better_roll"):
         ChainedContest(pc=10, opponent=10, better_roll="middle")
 

@@ -143,12 +143,24 @@ def test_odds_have_all_nine_keys_and_sum_to_exactly_one(pc, opponent, kwargs):
     assert sum(odds.values()) == 1
 
 
-@given(pc=ratings, opponent=ratings, kwargs=options)
+@given(pc=ratings, opponent=ratings, kwargs=options.filter(lambda o: o["pc_bumps"] >= 0))
 def test_a_higher_pc_rating_never_lowers_the_chance_of_victory(pc, opponent, kwargs):
-    """Across mastery thresholds too (20 -> 1M, 40 -> 1M2)."""
+    """Across mastery thresholds too (20 -> 1M, 40 -> 1M2), as long as the PC takes
+    no bump down (see the next test for why)."""
     lower = victory_chance(simple_odds(pc, opponent, **kwargs))
     higher = victory_chance(simple_odds(pc + 1, opponent, **kwargs))
     assert higher >= lower
+
+
+def test_a_bump_down_makes_a_new_mastery_a_loss_against_a_master():
+    """R1, R5: 21 is 1M, a target of 1. Against 1M the masteries cancel and a PC with a
+    bump down (a stretch taken as one, a final action) rolls against 1: a success
+    only on a 1. At 20 the master's bump up was cancelled by nothing the PC holds,
+    but the PC's 20 fails into a plain failure at worst. So one point more can lose."""
+    options = {"pc_bumps": -1, "opponent_bumps": -1}
+    at_20 = victory_chance(simple_odds(20, 21, **options))
+    at_21 = victory_chance(simple_odds(21, 21, **options))
+    assert (at_20, at_21) == (Fraction(19, 40), Fraction(19, 400))
 
 
 @given(pc=st.integers(1, 90), opponent=st.integers(1, 90), kwargs=options)

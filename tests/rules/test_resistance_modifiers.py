@@ -8,6 +8,7 @@ import copy
 
 import pytest
 
+from contests.rules import SideInput
 from contests.rules.chained import ChainedContest
 from contests.rules.errors import RulesError
 from contests.rules.scored import ScoredContest
@@ -34,7 +35,7 @@ def test_a_scored_contest_refuses_a_modifier_on_the_resistance(modifier):
 
 
 def test_a_scored_contest_between_two_pcs_takes_the_opponents_modifier():
-    machine = ScoredContest(pc=17, opponent=14, opponent_is_pc=True)
+    machine = ScoredContest(pc=17, opponent=SideInput(14, is_pc=True))
     machine.play_round(pc_roll=15, opponent_roll=15, opponent_modifier=3)
     assert machine.state()["rounds"][-1]["opponent_rating"] == "17"  # 14 + 3
 
@@ -45,7 +46,7 @@ def test_a_chained_contest_refuses_a_modifier_on_the_resistance(modifier):
     refused(
         machine, lambda: machine.play_round(pc_roll=5, opponent_roll=5, opponent_modifier=modifier)
     )
-    pc_machine = ChainedContest(pc=17, opponent=14, opponent_is_pc=True)
+    pc_machine = ChainedContest(pc=17, opponent=SideInput(14, is_pc=True))
     pc_machine.play_round(pc_roll=5, opponent_roll=5, opponent_modifier=modifier)
 
 

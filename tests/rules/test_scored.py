@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contests.rules import SideInput
 from contests.rules.dice import Result
 from contests.rules.errors import IllegalAction, RulesError
 from contests.rules.ratings import Rating
@@ -48,10 +49,15 @@ PC_WINS = {
 OPPONENT_WINS = {degree: (b, a) for degree, (a, b) in PC_WINS.items()}
 
 
-def contest(**setup):
-    setup.setdefault("pc", 10)
-    setup.setdefault("opponent", 10)
-    return ScoredContest(**setup)
+def contest(
+    *, pc=10, opponent=10, pc_name="PC", opponent_name="Opponent", opponent_is_pc=False, **setup
+):
+    """A scored contest built the way every machine is: a SideInput per side."""
+    return ScoredContest(
+        pc=SideInput(pc, name=pc_name),
+        opponent=SideInput(opponent, name=opponent_name, is_pc=opponent_is_pc),
+        **setup,
+    )
 
 
 def win(machine, side, degree, **options):
@@ -707,7 +713,8 @@ def test_a_parting_shot_with_another_ability_5_1_4():
 
 def test_switching_ability_changes_later_rounds_and_maybe_the_resistance_5_2_8():
     machine = contest()
-    machine.switch_ability(side="pc", rating="10M", resistance=8)
+    machine.switch_ability(side="pc", rating="10M")
+    machine.switch_ability(side="opponent", rating=8)
     assert machine.ratings == {"pc": "10M", "opponent": "8"}
     scored = machine.play_round(pc_roll=SUCC, opponent_roll=SUCC)
     # The mastery bumps the PC's success to a critical: a minor victory.
@@ -735,7 +742,9 @@ def test_srd_example_billiard_escalates_against_crowsky_2_8_2():
     outcome = simple_contest(Rating(14), 9, Rating(14), 4)
     assert outcome.describe == "marginal victory"
     machine = ScoredContest.escalate(
-        outcome, pc=14, opponent=14, pc_name="Billiard", opponent_name="Crowsky"
+        outcome,
+        pc=SideInput(14, name="Billiard"),
+        opponent=SideInput(14, name="Crowsky", is_pc=False),
     )
     assert (machine.pc_points, machine.opponent_points) == (1, 0)
     first = machine.rounds[0]
@@ -795,7 +804,10 @@ def test_a_malformed_first_round_is_refused():
         ({"pc": 10, "opponent": 10, "stakes": "finale"}, "stakes must be"),
         ({"pc": 10, "opponent": 10, "better_roll": "middle"}, "better_roll must be"),
         ({"pc": [10], "opponent": 10}, "must be a whole number or a rating"),
-        ({"pc": 10, "opponent": 10, "opponent_is_pc": "yes"}, "true or false"),
+        ({"pc": 10, "opponent": {"rating": 10, "is_pc": "yes"}}, "true or false"),
+        ({"pc": 10, "opponent": 10, "opponent_is_pc": True}, "no opponent_is_pc"),
+        ({"pc": {"rating": 10, "is_pc": False}, "opponent": 10}, "a player controls it"),
+        ({"pc": {"rating": 10, "luck": 3}, "opponent": 10}, "a side has no luck"),
     ],
 )
 def test_bad_setups_are_refused(setup, message):
@@ -873,7 +885,7 @@ ratings = st.one_of(st.integers(1, 45), st.sampled_from(["7M", "14", "3M2", "20"
 def test_property_play_replays_and_keeps_the_rules(
     pc, opponent, stakes, rounds, shot, opponent_is_pc
 ):
-    machine = ScoredContest(pc=pc, opponent=opponent, stakes=stakes, opponent_is_pc=opponent_is_pc)
+    machine = contest(pc=pc, opponent=opponent, stakes=stakes, opponent_is_pc=opponent_is_pc)
     for options in rounds:
         if machine.is_over:
             break

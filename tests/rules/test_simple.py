@@ -444,5 +444,7 @@ def test_outcome_to_json():
         "better_roll": "high",
         "pc_hero_point": False,
         "opponent_hero_point": False,
+        "stretched": [],
+        "capped_from": None,
     }
     assert isinstance(outcome, Outcome)

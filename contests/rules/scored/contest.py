@@ -9,7 +9,9 @@ from ..errors import IllegalAction, RulesError
 from ..inputs import read_better_roll, read_flag, read_rating, read_roll
 from ..machine import ContestMachine, action, after_end
 from ..modifiers import refuse_resistance_modifier
-from ..simple import DEGREES, Outcome
+from ..results import ContestOutcome, long_outcome
+from ..sides import SideInput, check_update, read_sides
+from ..simple import DEGREES, Outcome, cap_stretched
 from .rounds import (
     RoundPlay,
     ScoredRound,
@@ -43,20 +45,21 @@ class ScoredContest(ContestMachine):
 
     Setup (all JSON-able keyword arguments):
 
-    - `pc`, `opponent`: ratings as int totals or notation strings ("14", "7M").
-      The opponent's rating is the resistance (or a second PC's ability).
-    - `pc_name`, `opponent_name`: labels for messages and the log.
+    - `pc`, `opponent`: each side as a `SideInput` (rating, name, lasting modifiers,
+      states and bumps, whether a player controls it) or a bare rating ("14", "7M").
+      A bare opponent is the GM's resistance; a PC opponent (two PCs contend, §5.1.1
+      step 3) may spend hero points and make a parting shot. Lasting bumps count on
+      every round and a stretch caps each round's victory at minor (R18.4, R18.5).
     - `better_roll`: "high" (default) or "low", the campaign option of R6.
     - `stakes`: "rising_action" (default, §5.1.2) or "climax" (§5.1.3).
-    - `opponent_is_pc`: True when two PCs contend (§5.1.1 step 3): the opponent may
-      then spend hero points and make a parting shot.
     - `first_round`: round one taken from a finished simple contest (§2.8.2
       escalating contests); build it with `ScoredContest.escalate`.
 
-    Actions: `play_round`, `parting_shot`, `switch_ability`. Read the score from
-    `pc_points` (RP the PC has scored against the opponent) and `opponent_points`
-    (RP scored against the PC), the end from `is_over`, `winner`, `degree`,
-    `ended_by`, and the consequences from `consequences()`.
+    Actions: `play_round`, `parting_shot`, `switch_ability`, `update_side`. Read the
+    score from `pc_points` (RP the PC has scored against the opponent) and
+    `opponent_points` (RP scored against the PC), the end from `is_over`, `winner`,
+    `degree`, `ended_by`, and the whole result from `outcome` (the consequences and
+    the winner's benefit of victory, §5.1.1 step 6, R18.6).
 
     >>> contest = ScoredContest(pc="15", opponent="14")
     >>> contest.play_round(pc_roll=3, opponent_roll=20).points  # success v fumble: major
@@ -72,23 +75,18 @@ class ScoredContest(ContestMachine):
     def _start(
         self,
         *,
-        pc: int | str,
-        opponent: int | str,
-        pc_name: str = "PC",
-        opponent_name: str = "Opponent",
+        pc: SideInput | dict[str, Any] | int | str,
+        opponent: SideInput | dict[str, Any] | int | str,
         better_roll: str = "high",
         stakes: str = "rising_action",
-        opponent_is_pc: bool = False,
         first_round: dict[str, Any] | None = None,
     ) -> None:
-        self._names = {"pc": str(pc_name), "opponent": str(opponent_name)}
-        self._ratings = {
-            "pc": read_rating(pc, f"{self._names['pc']}'s rating"),
-            "opponent": read_rating(opponent, f"{self._names['opponent']}'s rating"),
-        }
+        self._sides = read_sides(pc, opponent, names=("PC", "Opponent"))
+        self._names = {side: self._sides[side].label for side in SIDES}
+        self._ratings = {side: self._sides[side].target.rating for side in SIDES}
         self._better_roll = read_better_roll(better_roll)
         self._stakes = read_stakes(stakes)
-        self._players = {"pc": True, "opponent": read_flag(opponent_is_pc, "opponent_is_pc")}
+        self._players = {side: self._sides[side].is_pc for side in SIDES}
         self._points: dict[str, int] = {"pc": 0, "opponent": 0}
         self._rounds: list[dict[str, Any]] = []
         self._winner: Side | None = None
@@ -123,16 +121,18 @@ class ScoredContest(ContestMachine):
         if outcome is None:
             if pc_roll is None or opponent_roll is None:
                 raise RulesError("escalate needs the simple contest's Outcome or both rolls")
-            pc = read_rating(setup.get("pc"), "the PC's rating")
-            opponent = read_rating(setup.get("opponent"), "the opponent's rating")
+            sides = read_sides(setup.get("pc"), setup.get("opponent"))
             outcome = contest_outcome(
-                pc,
+                sides["pc"].target.rating,
                 read_roll(pc_roll, "the PC's roll"),
-                opponent,
+                sides["opponent"].target.rating,
                 read_roll(opponent_roll, "the opponent's roll"),
                 better_roll=read_better_roll(setup.get("better_roll", "high")),
                 pc_hero_point=read_flag(pc_hero_point, "pc_hero_point"),
+                pc_bumps=sides["pc"].total_bumps,
+                opponent_bumps=sides["opponent"].total_bumps,
             )
+            outcome = cap_stretched(outcome, [side for side in SIDES if sides[side].stretched])
         elif not isinstance(outcome, Outcome):
             raise RulesError(f"escalate takes a simple contest Outcome, not {outcome!r}")
         first_round = {
@@ -197,6 +197,11 @@ class ScoredContest(ContestMachine):
     def points(self) -> dict[str, int]:
         """Both tallies: `{"pc": ..., "opponent": ...}`, each the RP that side scored."""
         return dict(self._points)
+
+    @property
+    def sides(self) -> dict[str, SideInput]:
+        """Each side as the machine holds it now: rating and lasting effects (R18.5)."""
+        return dict(self._sides)
 
     @property
     def ratings(self) -> dict[str, str]:
@@ -315,7 +320,7 @@ class ScoredContest(ContestMachine):
         refuse_resistance_modifier(options.get("modifiers", {}).get("opponent"), self._players)
         return play_contest(
             self._names,
-            self._ratings,
+            self._sides,
             self._check_player,
             better_roll=self._better_roll,
             **options,
@@ -460,18 +465,39 @@ class ScoredContest(ContestMachine):
         return outcome
 
     @action
-    def switch_ability(
-        self, *, side: str, rating: int | str, resistance: int | str | None = None
-    ) -> None:
-        """Use another ability from now on (§5.2.8).
-
-        `side` switches to `rating`; `resistance`, when given, is the GM's new rating
-        for the other side (a tactic that exploits a weakness may face less).
-        """
+    def switch_ability(self, *, side: str, rating: int | str) -> None:
+        """`side` uses another ability, rated `rating`, from now on (§5.2.8); its lasting
+        modifiers, states and bumps stay. A tactic that exploits a weakness may face
+        less: the GM then switches the other side too."""
         if side not in SIDES:
             raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
-        new = read_rating(rating, f"{self._names[side]}'s new rating")
-        if resistance is not None:
-            other = other_side(side)
-            self._ratings[other] = read_rating(resistance, f"{self._names[other]}'s new rating")
-        self._ratings[side] = new
+        read_rating(rating, f"{self._names[side]}'s new rating")
+        self._set_side(side, self._sides[side].with_rating(rating))
+
+    @action
+    def update_side(self, *, side: str, input: SideInput | dict[str, Any]) -> None:
+        """Change what lasts for `side` between rounds (R18.5): its lasting modifiers,
+        states and bumps (a state of adversity taken, heroic lost). Its name and who
+        controls it stay."""
+        if side not in SIDES:
+            raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+        self._set_side(side, check_update(self._sides[side], input))
+
+    def _set_side(self, side: Side, new: SideInput) -> None:
+        self._sides[side] = new
+        self._ratings[side] = new.target.rating
+
+    @property
+    def outcome(self) -> ContestOutcome | None:
+        """The contest's result once it is over (None while playing): winner, degree,
+        signed level, and each side's consequence of defeat or benefit of victory
+        (§5.1.2, §5.1.3, §5.1.1 step 6, R18.6)."""
+        if not self.is_over:
+            return None
+        return long_outcome(
+            winner=self._winner,
+            degree=self.degree,
+            consequences=self.consequences(),
+            sides=self._sides,
+            ended_by=self._ended_by,
+        )

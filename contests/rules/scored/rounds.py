@@ -15,7 +15,8 @@ from ..dice import Result
 from ..errors import IllegalAction
 from ..inputs import read_int, read_rating, read_roll
 from ..ratings import Rating
-from ..simple import Outcome, simple_contest, spend_hero_point
+from ..sides import SideInput
+from ..simple import Outcome, cap_stretched, simple_contest, spend_hero_point
 from .tables import ASYMMETRICAL_TACTICS, SIDES, Side, read_tactic, round_points
 
 # ---------------------------------------------------------------------------
@@ -139,6 +140,7 @@ def outcome_entry(outcome: Outcome) -> dict[str, Any]:
         "winner": outcome.winner,
         "degree": outcome.degree,
         "outcome": outcome.describe,
+        "capped_from": outcome.capped_from,
     }
 
 
@@ -176,7 +178,7 @@ class RoundPlay(NamedTuple):
 
 def play_contest(
     names: dict[Side, str],
-    ratings: dict[Side, Rating],
+    ratings: dict[Side, Rating | SideInput],
     check_hero_point: Callable[[Side, Any], bool],
     *,
     better_roll: str,
@@ -188,14 +190,25 @@ def play_contest(
 ) -> RoundPlay:
     """Read both sides' options for a round and play its simple contest (§5.1.1 step 4).
 
-    `ratings` are the abilities in use; `overrides` name another ability for this
-    round only and `modifiers` are this round's situational modifiers (R9: they last
-    one round). `check_hero_point(side, value)` reads a side's hero point and refuses
-    one to the GM's side, in the machine's own words.
+    `ratings` are the abilities in use: a Rating, or a SideInput whose lasting bumps
+    count on every roll and whose stretch caps its victories at minor (R18.4, R18.5);
+    `overrides` name another ability for this round only (no stretch of the usual
+    ability then) and `modifiers` are this round's situational modifiers (R9: they
+    last one round). `check_hero_point(side, value)` reads a side's hero point and
+    refuses one to the GM's side, in the machine's own words.
     """
     spent = {side: check_hero_point(side, hero_points[side]) for side in SIDES}
+    lasting = {side: ratings[side] for side in SIDES if isinstance(ratings[side], SideInput)}
+    base = {
+        side: lasting[side].target.rating if side in lasting else ratings[side] for side in SIDES
+    }
     used = {
-        side: rating_in_use(ratings[side], overrides[side], modifiers[side], names[side])
+        side: rating_in_use(base[side], overrides[side], modifiers[side], names[side])
+        for side in SIDES
+    }
+    extra = {
+        side: read_int(bumps[side], f"{side}_bumps")
+        + (lasting[side].total_bumps if side in lasting else 0)
         for side in SIDES
     }
     outcome = contest_outcome(
@@ -206,11 +219,15 @@ def play_contest(
         better_roll=better_roll,
         pc_hero_point=spent["pc"],
         opponent_hero_point=spent["opponent"],
-        pc_bumps=read_int(bumps["pc"], "pc_bumps"),
-        opponent_bumps=read_int(bumps["opponent"], "opponent_bumps"),
+        pc_bumps=extra["pc"],
+        opponent_bumps=extra["opponent"],
         pc_label=names["pc"],
         opponent_label=names["opponent"],
     )
+    # §2.10 (R18.4): a round won with a stretched ability scores a minor victory's RP.
+    stretched = [s for s, side in lasting.items() if side.stretched and overrides[s] is None]
+    if stretched:
+        outcome = cap_stretched(outcome, stretched)
     return RoundPlay(spent, used, outcome)
 
 

@@ -1,0 +1,356 @@
+"""R18.4-R18.6 and the unified engine API: a SideInput per side for every machine, the
+stretch cap (§2.10), lasting bumps (R5.4), benefits of victory after long contests
+(§5.1.1 step 6, §2.11.2) and one ContestOutcome shape."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contests.rules import (
+    ChainedContest,
+    ContestOutcome,
+    Modifier,
+    Rating,
+    Result,
+    RulesError,
+    ScoredContest,
+    SideInput,
+    State,
+    simple_contest,
+    simple_outcome,
+)
+from contests.rules.modifiers import stretch
+from contests.rules.scored.tables import round_points
+from contests.rules.simple import DEGREES, cap_stretched, compare_results, spend_hero_point
+
+STRETCH = stretch()  # §2.12.1: the default -6
+STRETCH_AS_BUMP = stretch("bump")
+RESULTS = list(Result)
+
+
+def stretched(rating: int, name: str = "Asha") -> SideInput:
+    """A PC side whose ability is a stretch (-6, §2.12.1): `rating` before it."""
+    return SideInput(rating, name=name, modifiers=(STRETCH,))
+
+
+# ---------------------------------------------------------------------------
+# SideInput
+# ---------------------------------------------------------------------------
+
+
+def test_a_side_totals_its_target_number_from_its_lasting_lines():
+    side = SideInput(
+        17,
+        name="Asha",
+        modifiers=(STRETCH, Modifier("augment", value=3, kind="augment")),
+        states=(State.HURT, State.HEROIC),
+    )
+    assert side.target.rating == Rating(17 - 6 + 3 - 3)
+    assert side.total_bumps == 1  # heroic (§2.11.2)
+    assert side.stretched
+
+
+def test_a_stretch_taken_as_a_bump_down_is_a_bump_not_a_cap_r9_r18_4():
+    side = SideInput(17, modifiers=(STRETCH_AS_BUMP,))
+    assert side.total_bumps == -1
+    assert not side.stretched
+
+
+def test_a_side_round_trips_through_json():
+    side = SideInput("7M", name="Asha", modifiers=(STRETCH,), states=(State.INJURED,), bumps=1)
+    assert SideInput.from_json(json.loads(json.dumps(side.to_json()))) == side
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"rating": "7Q"}, "not a rating"),
+        ({"name": "Asha"}, "needs a rating"),
+        ({"rating": 10, "luck": 3}, "has no luck"),
+        ({"rating": 10, "states": ["sleepy"]}, "not a state"),
+        ({"rating": 10, "modifiers": [{"label": "x", "value": "big"}]}, "whole number"),
+        ({"rating": 10, "bumps": 1.5}, "whole number"),
+        ({"rating": 10, "is_pc": "yes"}, "true or false"),
+        ({"rating": 10, "is_pc": False, "modifiers": [STRETCH.to_json()]}, "is a resistance"),
+        ([10], "whole number or a rating"),
+    ],
+)
+def test_a_bad_side_is_a_rules_error_naming_the_problem(value, message):
+    with pytest.raises(RulesError, match=message):
+        ScoredContest(pc=value, opponent=10)
+
+
+def test_unknown_setup_and_action_arguments_are_rules_errors():
+    with pytest.raises(RulesError, match="takes no pc_name"):
+        ScoredContest(pc=10, opponent=10, pc_name="Asha")
+    contest = ChainedContest(pc=10, opponent=10)
+    with pytest.raises(RulesError, match=r"play_round\(\) takes no pc_roll_again"):
+        contest.play_round(pc_roll=3, opponent_roll=4, pc_roll_again=5)
+    assert contest.rounds == []
+
+
+# ---------------------------------------------------------------------------
+# R18.4 the stretch cap (§2.10), cell by cell
+# ---------------------------------------------------------------------------
+
+# Every cell of the Simple Contest Table (§4.4.2) with the PC's stretch: its major
+# and complete victories become minor; nothing else changes.
+CELLS = [(pc, opponent) for pc in RESULTS for opponent in RESULTS]
+
+
+@pytest.mark.parametrize(("pc", "opponent"), CELLS)
+def test_the_stretch_caps_only_the_stretched_sides_major_and_complete_victories(pc, opponent):
+    plain = compare_results(pc, opponent, 10, 5)
+    for side in ("pc", "opponent"):
+        capped = cap_stretched(plain, [side])
+        if plain.winner == side and plain.degree in ("major", "complete"):
+            assert (capped.winner, capped.degree, capped.capped_from) == (
+                side,
+                "minor",
+                plain.degree,
+            )
+        else:
+            assert (capped.winner, capped.degree, capped.capped_from) == (
+                plain.winner,
+                plain.degree,
+                None,
+            )
+
+
+def test_the_srd_sentence_a_stretched_complete_victory_is_a_minor_one_2_10():
+    """§2.10: "If you are using a stretch, then major or complete victories you score
+    are instead treated as minor victories." A critical against a fumble, stretched."""
+    outcome = simple_contest(stretched(20).target.rating, 1, Rating(10), 20)
+    assert outcome.describe == "complete victory"
+    assert cap_stretched(outcome, ["pc"]).describe == "minor victory"
+
+
+def test_a_hero_point_spent_on_a_capped_roll_keeps_the_cap():
+    outcome = cap_stretched(compare_results(Result.SUCCESS, Result.FAILURE, 5, 15), ["pc"])
+    assert outcome.describe == "minor victory"
+    bumped = spend_hero_point(outcome)  # critical v failure: major, held to minor
+    assert (bumped.describe, bumped.capped_from) == ("minor victory", "major")
+
+
+@given(
+    pc=st.sampled_from(RESULTS),
+    opponent=st.sampled_from(RESULTS),
+    rolls=st.tuples(st.integers(1, 20), st.integers(1, 20)),
+    sides=st.sets(st.sampled_from(["pc", "opponent"])),
+)
+def test_property_the_cap_never_raises_and_holds_a_stretched_winner_at_minor(
+    pc, opponent, rolls, sides
+):
+    plain = compare_results(pc, opponent, *rolls)
+    capped = cap_stretched(plain, sides)
+    assert abs(capped.level) <= abs(plain.level)
+    assert capped.winner == plain.winner
+    if plain.winner in sides:
+        assert abs(capped.level) <= 2
+    assert cap_stretched(capped, sides) == capped  # applying it twice changes nothing
+
+
+@pytest.mark.parametrize(
+    ("pc_roll", "opponent_roll", "uncapped"),
+    [(5, 20, "major"), (1, 20, "complete"), (1, 15, "major"), (5, 15, "minor")],
+)
+def test_a_stretched_round_of_a_scored_contest_scores_a_minor_victorys_rp(
+    pc_roll, opponent_roll, uncapped
+):
+    """R18.4: each round of a scored contest with a stretched ability (Asha 16 - 6 =
+    10 against 10)."""
+    contest = ScoredContest(pc=stretched(16), opponent=10)
+    scored = contest.play_round(pc_roll=pc_roll, opponent_roll=opponent_roll)
+    assert scored.points == round_points("minor")
+    assert contest.rounds[0]["capped_from"] == (uncapped if uncapped != "minor" else None)
+    plain = ScoredContest(pc=10, opponent=10).play_round(
+        pc_roll=pc_roll, opponent_roll=opponent_roll
+    )
+    assert plain.points == round_points(uncapped)
+
+
+def test_a_resistance_beating_a_stretched_pc_is_not_capped():
+    contest = ScoredContest(pc=stretched(16), opponent=10)
+    scored = contest.play_round(pc_roll=20, opponent_roll=5)  # fumble v success: major
+    assert (scored.winner, scored.points) == ("opponent", round_points("major"))
+
+
+@pytest.mark.parametrize(
+    ("pc_roll", "opponent_roll", "uncapped"),
+    [
+        (1, 20, "dying"),  # critical v fumble
+        (5, 20, "injured"),  # success v fumble
+        (1, 15, "injured"),  # critical v failure
+        (5, 15, "hurt"),  # success v failure
+    ],
+)
+def test_a_stretched_winner_of_a_chained_round_only_hurts_r18_4(pc_roll, opponent_roll, uncapped):
+    """§5.4 read with §2.10: a minor victory's round inflicts hurt."""
+    plain = ChainedContest(pc=10, opponent=10)
+    assert plain.play_round(pc_roll=pc_roll, opponent_roll=opponent_roll)["effect"]["after"] == (
+        uncapped
+    )
+    contest = ChainedContest(pc=stretched(16), opponent=10)
+    entry = contest.play_round(pc_roll=pc_roll, opponent_roll=opponent_roll)
+    assert entry["effect"] == {"side": "opponent", "before": None, "after": "hurt"}
+    assert entry.get("capped_from") == (uncapped if uncapped != "hurt" else None)
+
+
+def test_a_stretched_pc_is_still_wounded_in_full_by_the_resistance():
+    contest = ChainedContest(pc=stretched(16), opponent=10)
+    entry = contest.play_round(pc_roll=20, opponent_roll=1)  # fumble v critical
+    assert entry["effect"]["after"] == "dying"
+
+
+# ---------------------------------------------------------------------------
+# R18.5 lasting bumps in every machine (R5.4)
+# ---------------------------------------------------------------------------
+
+HEROIC = SideInput(10, name="Asha", states=(State.HEROIC,))
+
+
+def test_heroic_bumps_every_round_of_a_scored_contest():
+    contest = ScoredContest(pc=HEROIC, opponent=10)
+    for _ in range(2):
+        scored = contest.play_round(pc_roll=5, opponent_roll=6)  # success v success
+        assert scored.outcome.pc_result is Result.CRITICAL
+        assert scored.outcome.describe == "minor victory"
+
+
+def test_a_stretch_as_a_bump_down_lowers_every_round_of_a_chained_contest():
+    contest = ChainedContest(pc=SideInput(10, modifiers=(STRETCH_AS_BUMP,)), opponent=10)
+    entry = contest.play_round(pc_roll=5, opponent_roll=15)  # success, bumped to failure
+    assert (entry["pc_result"], entry["effect"]) == (
+        "failure",
+        # failure v failure: the better roll is the higher (R6), so the PC's 5 is hurt
+        {"side": "pc", "before": None, "after": "hurt"},
+    )
+
+
+def test_lasting_effects_change_between_rounds_and_replay():
+    contest = ScoredContest(pc=SideInput(10, name="Asha"), opponent=10)
+    contest.play_round(pc_roll=5, opponent_roll=6)
+    assert contest.rounds[-1]["pc_result"] == "success"
+    contest.update_side(side="pc", input=HEROIC)
+    contest.play_round(pc_roll=5, opponent_roll=6)
+    assert contest.rounds[-1]["pc_result"] == "critical"
+    rebuilt = ScoredContest.from_json(json.loads(json.dumps(contest.to_json())))
+    assert rebuilt.rounds == contest.rounds and rebuilt.sides == contest.sides
+
+
+def test_a_side_keeps_its_name_and_controller_when_its_effects_change():
+    contest = ChainedContest(pc=SideInput(10, name="Asha"), opponent=10)
+    with pytest.raises(RulesError, match="keeps its name"):
+        contest.update_side(side="pc", input={"rating": 10, "name": "Brann"})
+    with pytest.raises(RulesError, match="keeps its name"):
+        contest.update_side(
+            side="opponent", input={"rating": 10, "name": "the opponent", "is_pc": True}
+        )
+    assert contest.actions == []
+
+
+# ---------------------------------------------------------------------------
+# R18.6 benefits after long contests, and one ContestOutcome
+# ---------------------------------------------------------------------------
+
+
+def knock_out(contest: ScoredContest, pc_roll: int, opponent_roll: int) -> ContestOutcome:
+    while not contest.is_over:
+        contest.play_round(pc_roll=pc_roll, opponent_roll=opponent_roll)
+    assert contest.outcome is not None
+    return contest.outcome
+
+
+@pytest.mark.parametrize(
+    ("rolls", "degree", "benefit", "consequence"),
+    [
+        # success v failure, 2 RP a round: 6-0, a lead of 6: major (§5.1.2)
+        ((5, 15), "major", State.INVIGORATED, State.INJURED),
+        # critical v fumble, 5 RP: 5-0, a lead of 5: major
+        ((1, 20), "major", State.INVIGORATED, State.INJURED),
+    ],
+)
+def test_a_pc_who_wins_a_scored_contest_gains_the_benefit_r18_6(
+    rolls, degree, benefit, consequence
+):
+    outcome = knock_out(ScoredContest(pc=14, opponent=14), *rolls)
+    assert (outcome.winner, outcome.degree, outcome.level) == ("pc", degree, 3)
+    assert outcome.benefits == {"pc": benefit, "opponent": None}
+    assert outcome.consequences == {"pc": None, "opponent": consequence}
+
+
+def test_no_benefit_against_a_clearly_inferior_opponent_r10():
+    outcome = knock_out(ScoredContest(pc=20, opponent=14), 5, 15)
+    assert outcome.winner == "pc" and outcome.benefits == {"pc": None, "opponent": None}
+
+
+def test_the_gms_side_gains_no_benefit_but_a_pc_opponent_does():
+    gm_wins = knock_out(ScoredContest(pc=14, opponent=14), 15, 5)
+    assert gm_wins.winner == "opponent" and gm_wins.benefits["opponent"] is None
+    pc_wins = knock_out(ScoredContest(pc=14, opponent=SideInput(14, is_pc=True)), 15, 5)
+    assert pc_wins.benefits == {"pc": None, "opponent": State.INVIGORATED}
+
+
+def test_a_climax_reads_both_sides_states_from_the_table_5_1_3():
+    contest = ScoredContest(pc=14, opponent=14, stakes="climax")
+    contest.play_round(pc_roll=15, opponent_roll=5)  # 2 RP against the PC
+    outcome = knock_out(contest, 5, 15)
+    assert outcome.consequences["pc"] is State.HURT
+    assert outcome.words["pc"] == "hurt"
+
+
+def test_the_winner_of_a_chained_contest_gains_the_benefit_and_keeps_its_wounds():
+    contest = ChainedContest(pc=14, opponent=14)
+    contest.play_round(pc_roll=15, opponent_roll=5)  # the PC is hurt
+    contest.play_round(pc_roll=1, opponent_roll=20)  # the opponent is dying
+    outcome = contest.outcome
+    assert (outcome.winner, outcome.degree) == ("pc", "complete")
+    assert outcome.consequences == {"pc": State.HURT, "opponent": State.DYING}
+    assert outcome.benefits == {"pc": State.HEROIC, "opponent": None}
+
+
+def test_every_machine_and_the_simple_contest_answer_in_one_shape():
+    simple = simple_outcome(simple_contest(14, 5, 14, 15), pc=14, opponent=14)
+    scored = knock_out(ScoredContest(pc=14, opponent=14), 5, 15)
+    chained = ChainedContest(pc=14, opponent=14)
+    while not chained.is_over:
+        chained.play_round(pc_roll=1, opponent_roll=20)
+    for outcome in (simple, scored, chained.outcome):
+        assert isinstance(outcome, ContestOutcome)
+        data = outcome.to_json()
+        assert json.loads(json.dumps(data)) == data
+        assert set(data) == {
+            "winner",
+            "degree",
+            "level",
+            "ended_by",
+            "consequences",
+            "benefits",
+            "words",
+        }
+    assert simple.degree == "minor" and simple.benefits["pc"] is State.PUMPED
+    assert ScoredContest(pc=14, opponent=14).outcome is None
+
+
+@given(
+    pc=st.integers(1, 60),
+    opponent=st.integers(1, 60),
+    rolls=st.lists(st.tuples(st.integers(1, 20), st.integers(1, 20)), min_size=1, max_size=30),
+)
+def test_property_only_a_pcs_winner_gains_a_benefit_and_only_the_winner(pc, opponent, rolls):
+    contest = ScoredContest(pc=pc, opponent=opponent)
+    for pc_roll, opponent_roll in rolls:
+        if contest.is_over:
+            break
+        contest.play_round(pc_roll=pc_roll, opponent_roll=opponent_roll)
+    outcome = contest.outcome
+    if outcome is None:
+        return
+    assert outcome.benefits["opponent"] is None  # the GM's side
+    if outcome.benefits["pc"] is not None:
+        assert outcome.winner == "pc" and pc - opponent < 6
+        assert outcome.benefits["pc"].rank == DEGREES.index(outcome.degree) + 1
