@@ -41,14 +41,13 @@ class ChainedFlow(LongFlow):
         wound = engine.get(f"{side}_state")
         return State(wound) if wound else None
 
-    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
-        return machine.play_round(
-            **self._rolled(pending),
-            pc_modifier=change["pc"],
-            opponent_modifier=change["opponent"],
-            pc_disengages=self.side("pc")["round_tactic"] == "disengage",
-            opponent_disengages=self.side("opponent")["round_tactic"] == "disengage",
-        )
+    def _round_args(self, change: dict[str, int]) -> dict[str, Any]:
+        return {
+            "pc_modifier": change["pc"],
+            "opponent_modifier": change["opponent"],
+            "pc_disengages": self.side("pc")["round_tactic"] == "disengage",
+            "opponent_disengages": self.side("opponent")["round_tactic"] == "disengage",
+        }
 
     def _totals(self, machine: Any) -> dict[str, Any]:
         state = machine.state()

@@ -43,6 +43,8 @@ class GroupExtendedFlow(GroupLongFlow):
             "rating": rating,
             "bumps": tn.bumps if tn else 0,
         }
+        if tn is not None and tn.stretched:
+            entry["stretched"] = True  # §2.10, R18.4
         return entry
 
     def _engine_options(self) -> dict[str, Any]:
@@ -85,7 +87,9 @@ class GroupExtendedFlow(GroupLongFlow):
                 self._suggest(name, state)
 
     def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict) -> str:
-        machine.switch_ability(name=name, rating=tn.rating.total, bumps=tn.bumps)
+        machine.switch_ability(
+            name=name, rating=tn.rating.total, bumps=tn.bumps, stretched=tn.stretched
+        )
         return ""
 
     def _check_modifier(self, key: str, record: dict[str, Any], line: dict[str, Any]) -> None:

@@ -38,6 +38,8 @@ class GroupScoredFlow(GroupLongFlow):
                 entry["player"] = True
         else:
             entry["player"] = p["character_id"] is not None
+        if tn is not None and tn.stretched:
+            entry["stretched"] = True  # §2.10, R18.4
         return entry
 
     def _engine_options(self) -> dict[str, Any]:
@@ -121,7 +123,9 @@ class GroupScoredFlow(GroupLongFlow):
 
     def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict) -> str:
         pairing = read_int(data, "pairing")
-        machine.switch_ability(pairing=pairing, participant=name, rating=tn.rating.total)
+        machine.switch_ability(
+            pairing=pairing, participant=name, rating=tn.rating.total, stretched=tn.stretched
+        )
         return f" in pairing #{pairing}"
 
     def _engine_rolls(self, engine: dict[str, Any]) -> list[tuple[Roll, Roll]]:

@@ -64,22 +64,52 @@ class LongFlow(TableFlow):
 
     # -- a round ------------------------------------------------------------------------
 
+    # -- a round through the machine: roll, hero points, settle (§2.2, R5.3) ------------
+
+    def _roll_outcome(self, pc_roll: int, opponent_roll: int) -> Any:
+        """The machine rolls the round and holds it for hero points; the table shows
+        the machine's own outcome so far (no preview of its own)."""
+        if not self.SIDE_INPUTS:
+            return super()._roll_outcome(pc_roll, opponent_roll)
+        machine = self._machine()
+        # R18.5: a state, augment or stretch that changed since the last round changes
+        # what lasts; this round's situational modifiers go with the roll.
+        for side in SIDES:
+            wanted = self.side_input(side)
+            if machine.sides[side] != wanted:
+                machine.update_side(side=side, input=wanted)
+        change = {side: self.situational(side) for side in SIDES}
+        machine.roll(pc_roll=pc_roll, opponent_roll=opponent_roll, **self._round_args(change))
+        self.state["machine"] = machine.to_json()
+        return machine.pending
+
+    def _pending_outcome(self, pending: dict[str, Any]) -> Any:
+        if not self.SIDE_INPUTS:
+            return super()._pending_outcome(pending)
+        return self._machine().pending
+
+    def _spend_on_roll(self, side: str, pending: dict[str, Any]) -> Any:
+        if not self.SIDE_INPUTS:
+            return super()._spend_on_roll(side, pending)
+        machine = self._machine()
+        machine.hero_point(side=side)
+        self.state["machine"] = machine.to_json()
+        return machine.pending
+
+    def _round_args(self, change: dict[str, int]) -> dict[str, Any]:
+        """This kind's round arguments besides the dice (tactics, modifiers...)."""
+        raise NotImplementedError
+
     def _settle(self, pending: dict[str, Any]) -> dict:
         machine = self._machine()
         if self.SIDE_INPUTS:
-            # R18.5: a state, augment or stretch that changed since the last round
-            # changes what lasts; this round's situational modifiers go with the roll.
-            for side in SIDES:
-                wanted = self.side_input(side)
-                if machine.sides[side] != wanted:
-                    machine.update_side(side=side, input=wanted)
-            change = {side: self.situational(side) for side in SIDES}
+            entry = machine.settle()
         else:
             change = {
                 side: self._engine_target(side).rating.total - self.state["start_tn"][side]
                 for side in SIDES
             }
-        entry = self._play_round(machine, pending, change)
+            entry = self._play_round(machine, pending, change)
         self.state["machine"] = machine.to_json()
         self.state["rounds"].append({**pending, "entry": jsonable(entry)})
         self.state["pending"] = None

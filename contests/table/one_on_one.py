@@ -159,7 +159,7 @@ class TableFlow(SharedOffers):
         pending = self.state.get("pending")
         if self.phase != "rolled" or not pending or pending["pc_hero_point"]:
             return None
-        outcome = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending)
+        outcome = self._pending_outcome(pending)
         if outcome.pc_result is Result.CRITICAL:
             return None
         if not pending.get("revealed", True) and audience != "gm":
@@ -239,7 +239,7 @@ class TableFlow(SharedOffers):
             offers += self._turn_offers(actor)
         elif self.phase == "rolled":
             pending = self.state["pending"]
-            outcome = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending)
+            outcome = self._pending_outcome(pending)
             results = {"pc": outcome.pc_result, "opponent": outcome.opponent_result}
             raising = [
                 (side, name)
@@ -356,7 +356,7 @@ class TableFlow(SharedOffers):
         `extra` names what is rolled for (an extended contest's bid, a parting shot...)."""
         pc_roll = read_roll(data, "pc_roll", roller)
         opponent_roll = read_roll(data, "opponent_roll", roller)
-        outcome = self._simple_outcome(pc_roll, opponent_roll)
+        outcome = self._roll_outcome(pc_roll, opponent_roll)
         self.state["pending"] = {
             **extra,
             "pc_roll": pc_roll,
@@ -394,14 +394,14 @@ class TableFlow(SharedOffers):
         key = f"{side}_hero_point"
         if pending[key]:
             raise IllegalAction("one hero point per roll (R5.3)")
-        before = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending=pending)
+        before = self._pending_outcome(pending)
         result = before.pc_result if side == "pc" else before.opponent_result
         if result is Result.CRITICAL:
             raise IllegalAction(
                 "a hero point cannot raise a critical: the result is already the best"
             )
         pending[key] = True
-        after = self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending=pending)
+        after = self._spend_on_roll(side, pending)
         pending["outcome"] = outcome_json(after)
         self.side(side)["hero_points_spent"] += 1
         name = self.side(side)["name"]
@@ -507,6 +507,19 @@ class TableFlow(SharedOffers):
         return {"summary": f"Consequences: {listed}", "applied": applied}
 
     # -- helpers ------------------------------------------------------------------
+
+    def _roll_outcome(self, pc_roll: int, opponent_roll: int) -> Any:
+        """The outcome of a fresh roll, before any hero point."""
+        return self._simple_outcome(pc_roll, opponent_roll)
+
+    def _pending_outcome(self, pending: dict[str, Any]) -> Any:
+        """The pending roll's outcome so far, with the hero points spent on it."""
+        return self._simple_outcome(pending["pc_roll"], pending["opponent_roll"], pending)
+
+    def _spend_on_roll(self, side: str, pending: dict[str, Any]) -> Any:
+        """`side`'s hero point (already marked in `pending`) on the pending roll: the
+        outcome after it."""
+        return self._pending_outcome(pending)
 
     def _simple_outcome(self, pc_roll: int, opponent_roll: int, pending: dict | None = None) -> Any:
         pc, opponent = self.target("pc"), self.target("opponent")

@@ -19,14 +19,13 @@ class ScoredFlow(LongFlow):
     def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
         return {"stakes": self.state["stakes"]}
 
-    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
-        return machine.play_round(
-            **self._rolled(pending),
-            pc_tactic=self.side("pc")["round_tactic"],
-            opponent_tactic=self.side("opponent")["round_tactic"],
-            pc_modifier=change["pc"],
-            opponent_modifier=change["opponent"],
-        )
+    def _round_args(self, change: dict[str, int]) -> dict[str, Any]:
+        return {
+            "pc_tactic": self.side("pc")["round_tactic"],
+            "opponent_tactic": self.side("opponent")["round_tactic"],
+            "pc_modifier": change["pc"],
+            "opponent_modifier": change["opponent"],
+        }
 
     def _totals(self, machine: Any) -> dict[str, Any]:
         return {

@@ -126,3 +126,30 @@ def test_a_state_in_the_wrong_box_is_refused_and_nothing_changes(
     contest = won_wounded(table, tamsin, alice, gm)
     table.refused(contest, gm, "apply_consequences", message, edit=edit)
     assert not tamsin.conditions.exists()
+
+
+def test_a_stretch_caps_a_pairings_round_of_a_group_scored_contest(
+    table, session, gm, alice, bob, tamsin, brannoc
+):
+    """R18.4 in a group scored contest: a stretched Tamsin's complete victory in her
+    pairing's round scores a minor victory's RP."""
+    contest = table.frame(
+        "group_scored",
+        prize="hold the causeway",
+        participants=[
+            {"character_id": tamsin.pk, "ability_id": ability(tamsin, "Boatcraft").pk},
+            {"character_id": brannoc.pk, "ability_id": ability(brannoc, "Temple singer").pk},
+            {"name": "Raider", "rating": 14},
+            {"name": "Chief", "rating": 15},
+        ],
+    )
+    table.act(
+        contest, gm, "modifier", participant="Tamsin", kind="stretch", value=-6, label="a stretch"
+    )
+    table.act(contest, gm, "engage", pc="Tamsin", opponent="Raider")
+    table.act(contest, gm, "engage", pc="Brannoc", opponent="Chief")
+    table.act(contest, gm, "play_round", rolls=(1, 20), pairing=1)  # critical v fumble
+    if contest.state["phase"] == "rolled":
+        table.act(contest, gm, "resolve")
+    pairing = contest.state["machine"]["state"]["pairings"][0]
+    assert pairing["pc_points"] == 2  # a minor victory's, not a complete one's 5

@@ -354,3 +354,163 @@ def test_property_only_a_pcs_winner_gains_a_benefit_and_only_the_winner(pc, oppo
     if outcome.benefits["pc"] is not None:
         assert outcome.winner == "pc" and pc - opponent < 6
         assert outcome.benefits["pc"].rank == DEGREES.index(outcome.degree) + 1
+
+
+# ---------------------------------------------------------------------------
+# R18.4 in the extended and group contests
+# ---------------------------------------------------------------------------
+
+# Each cell where one side wins by two or three result steps, with the exchange's
+# effect plain and with the winner stretched (bid 3): the loser's result is read one
+# step below the winner's, so a critical still transfers (§5.3.1 step 4.5).
+EXCHANGE_CELLS = [
+    # actor, defender, plain (defender's change), stretched (defender's change)
+    (Result.CRITICAL, Result.FUMBLE, -9, -3),
+    (Result.CRITICAL, Result.FAILURE, -6, -3),
+    (Result.SUCCESS, Result.FUMBLE, -6, -3),
+]
+
+
+@pytest.mark.parametrize(("actor", "defender", "plain", "capped"), EXCHANGE_CELLS)
+def test_a_stretched_sides_big_exchange_wins_count_as_one_step(actor, defender, plain, capped):
+    from contests.rules.extended.rolls import SideRoll, stretch_capped_results
+    from contests.rules.extended.tables import exchange_effect
+
+    rolled = (actor, defender)
+    for stretched, expected in ((False, plain), (True, capped)):
+        first = SideRoll("Asha", Rating(10), 1, stretched=stretched)
+        read = stretch_capped_results(first, SideRoll("Ogre", Rating(10), 20), *rolled)
+        assert exchange_effect(*read, 1, 20, 3).defender_change == expected
+    # The stretched side losing is not capped.
+    loser = SideRoll("Asha", Rating(10), 20, stretched=True)
+    assert stretch_capped_results(loser, SideRoll("Ogre", Rating(10), 1), defender, actor) == (
+        defender,
+        actor,
+    )
+
+
+def test_a_stretched_pc_in_a_group_extended_contest_wins_by_one_step():
+    from contests.rules import GroupExtendedContest
+
+    def game(stretched):
+        aria = {"name": "Aria", "side": "heroes", "pc": True, "rating": 10}
+        if stretched:
+            aria["stretched"] = True
+        bran = {"name": "Bran", "side": "heroes", "pc": True, "rating": 10}
+        orc = {"name": "Orc", "side": "orcs", "rating": 10}
+        contest = GroupExtendedContest(participants=[aria, bran, orc], order="daring")
+        contest.declare(name="Aria", targets=["Orc"], bid=3, daring="reckless")
+        contest.declare(name="Bran", targets=["Orc"], bid=1, daring="steady")
+        contest.declare(name="Orc", targets=["Aria"], bid=1, daring="steady")
+        contest.act(name="Aria", actor_roll=1, defender_roll=20)  # critical v fumble
+        return contest.people["Orc"].ap
+
+    assert (game(False), game(True)) == (10 - 9, 10 - 3)
+
+
+def test_a_resistance_takes_no_stretch_in_a_group_contest():
+    from contests.rules import GroupExtendedContest, GroupScoredContest
+
+    with pytest.raises(RulesError, match="resistance"):
+        GroupExtendedContest(
+            participants=[
+                {"name": "Aria", "side": "heroes", "pc": True, "rating": 10},
+                {"name": "Orc", "side": "orcs", "rating": 10, "stretched": True},
+            ]
+        )
+    with pytest.raises(RulesError, match="resistance"):
+        GroupScoredContest(
+            participants=[
+                {"name": "Aria", "side": "pc", "rating": 10},
+                {"name": "Orc", "side": "opponent", "rating": 10, "stretched": True},
+            ]
+        )
+
+
+def test_a_stretched_pairing_round_of_a_group_scored_contest_scores_a_minor_victorys_rp():
+    from contests.rules import GroupScoredContest
+
+    def points(stretched):
+        asha = {"name": "Asha", "side": "pc", "rating": 10, "stretched": stretched}
+        contest = GroupScoredContest(
+            participants=[asha, {"name": "Troll", "side": "opponent", "rating": 10}],
+            pairings=[["Asha", "Troll"]],
+        )
+        return contest.play_round(pairing=1, pc_roll=1, opponent_roll=20).points
+
+    assert (points(False), points(True)) == (round_points("complete"), round_points("minor"))
+
+
+# ---------------------------------------------------------------------------
+# Hero points after the roll (§2.2, §2.3.5.5, R5.3): roll, hero_point, settle
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("machine_class", [ScoredContest, ChainedContest])
+def test_a_hero_point_is_decided_after_both_results_are_known(machine_class):
+    """§2.2: "You can decide to use a hero point for a bump after the die roll results
+    are calculated." A failure against a success: a minor defeat, until the PC spends."""
+    contest = machine_class(pc=14, opponent=14)
+    contest.roll(pc_roll=16, opponent_roll=5)
+    assert contest.pending.describe == "minor defeat"
+    contest.hero_point(side="pc")
+    assert contest.pending.describe == "marginal victory"  # success v success, 16 > 5
+    contest.settle()
+    assert contest.pending is None
+    assert contest.rounds[-1]["pc_result"] == "success"
+
+
+@pytest.mark.parametrize("machine_class", [ScoredContest, ChainedContest])
+def test_the_hero_point_steps_refuse_what_the_rules_forbid_and_change_nothing(machine_class):
+    contest = machine_class(pc=14, opponent=14)
+    with pytest.raises(RulesError, match="roll the round first"):
+        contest.hero_point(side="pc")
+    with pytest.raises(RulesError, match="roll it first"):
+        contest.settle()
+    contest.roll(pc_roll=1, opponent_roll=5)  # a critical v a success
+    before = contest.to_json()
+    for attempt, message in (
+        (lambda: contest.hero_point(side="pc"), "critical"),
+        (lambda: contest.hero_point(side="opponent"), "player|PC"),
+        (lambda: contest.hero_point(side="gm"), "side must be"),
+        (lambda: contest.play_round(pc_roll=3, opponent_roll=4), "settle it"),
+        (lambda: contest.roll(pc_roll=3, opponent_roll=4), "settle it"),
+    ):
+        with pytest.raises(RulesError, match=message):
+            attempt()
+        assert contest.to_json() == before
+
+
+def test_one_hero_point_per_roll_and_a_pc_opponent_may_spend_its_own():
+    contest = ScoredContest(pc=14, opponent=SideInput(14, is_pc=True))
+    contest.roll(pc_roll=16, opponent_roll=18)  # failure v failure
+    contest.hero_point(side="opponent")
+    with pytest.raises(RulesError, match="spent a hero point on this roll"):
+        contest.hero_point(side="opponent")
+    assert contest.pending.describe == "minor defeat"
+
+
+rolls_and_points = st.lists(
+    st.tuples(st.integers(1, 20), st.integers(1, 20), st.booleans()), min_size=1, max_size=10
+)
+
+
+@given(pc=st.integers(1, 45), opponent=st.integers(1, 45), rounds=rolls_and_points)
+def test_property_three_steps_play_the_same_round_as_play_round(pc, opponent, rounds):
+    for machine_class in (ScoredContest, ChainedContest):
+        stepped, direct = (
+            machine_class(pc=pc, opponent=opponent),
+            machine_class(pc=pc, opponent=opponent),
+        )
+        for pc_roll, opponent_roll, spend in rounds:
+            if direct.is_over:
+                break
+            stepped.roll(pc_roll=pc_roll, opponent_roll=opponent_roll)
+            spend = spend and stepped.pending.pc_result is not Result.CRITICAL
+            if spend:
+                stepped.hero_point(side="pc")
+            stepped.settle()
+            direct.play_round(pc_roll=pc_roll, opponent_roll=opponent_roll, pc_hero_point=spend)
+        assert stepped.state() == direct.state()
+        rebuilt = machine_class.from_json(json.loads(json.dumps(stepped.to_json())))
+        assert rebuilt.state() == stepped.state()

@@ -893,7 +893,9 @@ def test_a_joining_follower_takes_the_owners_player_flag():
 
 def test_switching_ability_in_a_pairing_5_2_8():
     machine = two_on_two()
-    machine.switch_ability(pairing=1, participant="Asha", rating="10M", resistance=12)
+    machine.switch_ability(pairing=1, participant="Asha", rating="10M")
+    opponent = machine.state()["pairings"][0]["opponent"]
+    machine.switch_ability(pairing=1, participant=opponent, rating=12)
     pairing = machine.state()["pairings"][0]
     assert (pairing["pc_rating"], pairing["opponent_rating"]) == ("10M", "12")
     scored = win(machine, 1, "pc", "marginal")  # success bumped to critical v success

@@ -7,7 +7,7 @@ rolls of an exchange (§5.3.1 step 4) and of the simple contests of §5.3.5 and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..dice import Result, roll_result
@@ -122,6 +122,9 @@ class SideRoll:
     roll: int
     hero_point: bool = False
     bumps: int = 0
+    # §2.10 (R18.4): a stretched ability's exchanges won by two or three steps count
+    # as won by one.
+    stretched: bool = False
 
 
 def ability_in_use(current: Rating, bumps: int, rating: Any, what: str) -> tuple[Rating, int]:
@@ -186,10 +189,36 @@ def roll_exchange(
     # The two rolls are read as in a simple contest; only the table differs.
     results = _simple_outcome(actor, defender, better_roll)
     actor_result, defender_result = results.pc_result, results.opponent_result
-    effect = exchange_effect(
-        actor_result, defender_result, actor.roll, defender.roll, bid, better_roll=better_roll
+    read_actor, read_defender = stretch_capped_results(
+        actor, defender, actor_result, defender_result
     )
+    effect = exchange_effect(
+        read_actor, read_defender, actor.roll, defender.roll, bid, better_roll=better_roll
+    )
+    if (read_actor, read_defender) != (actor_result, defender_result):
+        effect = replace(effect, rule=f"{effect.rule} (a stretch: won by one step, §2.10)")
     return Exchange(bid, bid > held, actor, defender, actor_result, defender_result, effect)
+
+
+def stretch_capped_results(
+    first: SideRoll, second: SideRoll, first_result: Result, second_result: Result
+) -> tuple[Result, Result]:
+    """The results an exchange's table reads: as rolled, except that a stretched side
+    winning by two or three steps wins by one (§2.10 "major or complete victories are
+    instead treated as minor", R18.4). The log keeps the results as rolled.
+
+    >>> asha = SideRoll("Asha", Rating(10), 1, stretched=True)
+    >>> ogre = SideRoll("Ogre", Rating(10), 20)
+    >>> stretch_capped_results(asha, ogre, Result.CRITICAL, Result.FUMBLE)
+    (<Result.CRITICAL: 3>, <Result.SUCCESS: 2>)
+    """
+    # The loser's result is read one step below the winner's, so a critical still
+    # transfers what it takes (§5.3.1 step 4.5).
+    if first_result - second_result >= 2 and first.stretched:
+        return first_result, first_result.bumped(-1)
+    if second_result - first_result >= 2 and second.stretched:
+        return second_result.bumped(-1), second_result
+    return first_result, second_result
 
 
 @dataclass(frozen=True, slots=True)

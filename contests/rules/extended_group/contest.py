@@ -18,7 +18,7 @@ from ..extended import (
     roll_gift,
     total_modifier,
 )
-from ..inputs import read_int, read_rating, read_roll
+from ..inputs import read_flag, read_int, read_rating, read_roll
 from ..machine import action
 from .rounds import GroupExtendedRounds
 
@@ -147,11 +147,18 @@ class GroupExtendedContest(GroupExtendedRounds):
 
     @action
     def switch_ability(
-        self, *, name: str, rating: int | str, modifier: int | list[int] = 0, bumps: int = 0
+        self,
+        *,
+        name: str,
+        rating: int | str,
+        modifier: int | list[int] = 0,
+        bumps: int = 0,
+        stretched: bool = False,
     ) -> None:
         """Pursue the prize with another ability (§5.3.8); AP stay as they are. Free,
         from round 2 (the first ability must be used in the first round, §5.3.1).
-        Also applies a newly won augment to the ability in use."""
+        Also applies a newly won augment to the ability in use; `stretched` says the
+        new ability is a stretch (§2.10, R18.4)."""
         person = self._person(name)
         if self.round == 1:
             raise IllegalAction(
@@ -162,5 +169,9 @@ class GroupExtendedContest(GroupExtendedRounds):
         modifier = total_modifier(modifier, "modifier")
         if modifier and not person.pc:
             raise RulesError(f"{name} is a resistance: modifiers never apply to it (R2)")
+        stretched = read_flag(stretched, "stretched")
+        if stretched and not person.pc:
+            raise RulesError(f"{name} is a resistance: it takes no stretch (R2, R18.3)")
         person.rating, person.modifier = str(new_rating), modifier
         person.bumps = read_int(bumps, "bumps")
+        person.stretched = stretched

@@ -14,7 +14,16 @@ from ..extended import pc_bid_limit, starting_ap, total_modifier
 from ..inputs import read_flag, read_int, read_rating
 from ..ratings import Rating
 
-_PARTICIPANT_KEYS = {"name", "side", "pc", "rating", "modifiers", "followers", "bumps"}
+_PARTICIPANT_KEYS = {
+    "name",
+    "side",
+    "pc",
+    "rating",
+    "modifiers",
+    "followers",
+    "bumps",
+    "stretched",
+}
 
 
 @dataclass(slots=True)
@@ -28,6 +37,8 @@ class _Participant:
     bumps: int
     starting_ap: int
     ap: int
+    # §2.10 (R18.4): the ability in use is a stretch; its big wins count as one step.
+    stretched: bool = False
     withdrawn: bool = False
     hero_points_spent: int = 0
     final_action_used: bool = False
@@ -63,6 +74,7 @@ class _Participant:
             "rating": self.rating,
             "modifier": self.modifier,
             "bumps": self.bumps,
+            "stretched": self.stretched,
             "tn": str(self.tn),
             "starting_ap": self.starting_ap,
             "ap": self.ap,
@@ -90,9 +102,10 @@ def _read_participant(index: int, raw: Any) -> _Participant:
     followers = raw.get("followers", [])
     if not isinstance(followers, list | tuple):
         raise RulesError(f"{name}'s followers must be a list of ratings")
-    if not pc and (modifier or followers):
+    stretched = read_flag(raw.get("stretched", False), f"{name}'s stretched flag")
+    if not pc and (modifier or followers or stretched):
         raise RulesError(
-            f"{name} is a resistance: modifiers and followers are for PCs "
+            f"{name} is a resistance: modifiers, stretches and followers are for PCs "
             "(R2: the GM gives a resistance its rating instead)"
         )
     rating = read_rating(raw["rating"], f"{name}'s rating")
@@ -112,4 +125,5 @@ def _read_participant(index: int, raw: Any) -> _Participant:
         bumps=read_int(raw.get("bumps", 0), f"{name}'s bumps"),
         starting_ap=start,
         ap=start,
+        stretched=stretched,
     )

@@ -196,8 +196,15 @@ class GroupExtendedRounds(GroupExtendedBase):
         )
         both_lose_half = read_flag(both_lose_half, "both_lose_half")
         exchange = roll_exchange(
-            SideRoll(actor.name, actor_tn, actor_roll, actor_hp, actor.bumps),
-            SideRoll(defender.name, defender_tn, defender_roll, defender_hp, defender.bumps),
+            SideRoll(actor.name, actor_tn, actor_roll, actor_hp, actor.bumps, actor.stretched),
+            SideRoll(
+                defender.name,
+                defender_tn,
+                defender_roll,
+                defender_hp,
+                defender.bumps,
+                defender.stretched,
+            ),
             bid=bid,
             held=held,
             better_roll=self.better_roll,

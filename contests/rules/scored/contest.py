@@ -55,7 +55,9 @@ class ScoredContest(ContestMachine):
     - `first_round`: round one taken from a finished simple contest (§2.8.2
       escalating contests); build it with `ScoredContest.escalate`.
 
-    Actions: `play_round`, `parting_shot`, `switch_ability`, `update_side`. Read the
+    Actions: `play_round` (or the same round in three steps, hero points decided
+    after the results: `roll`, `hero_point`, `settle`), `parting_shot`,
+    `switch_ability`, `update_side`. Read the
     score from `pc_points` (RP the PC has scored against the opponent) and
     `opponent_points` (RP scored against the PC), the end from `is_over`, `winner`,
     `degree`, `ended_by`, and the whole result from `outcome` (the consequences and
@@ -93,6 +95,8 @@ class ScoredContest(ContestMachine):
         self._ended_by: str | None = None
         self._knockout_points = 0
         self._parting_shot_open = False
+        # A rolled round waiting for hero points (§2.2, R5.3): its arguments.
+        self._pending: dict[str, Any] | None = None
         if first_round is not None:
             self._score_escalated_round(first_round)
 
@@ -303,6 +307,7 @@ class ScoredContest(ContestMachine):
             "ended_by": self._ended_by,
             "degree": self.degree,
             "parting_shot_available": self._parting_shot_open,
+            "pending": self.pending.to_json() if self._pending is not None else None,
             "consequences": self.consequences() if over else None,
         }
 
@@ -354,6 +359,121 @@ class ScoredContest(ContestMachine):
         point raises that side's result one step after bumps; it is refused on a
         critical and for the GM's opponent. Returns the `ScoredRound`.
         """
+        self._refuse_pending("play another round")
+        return self._round(
+            pc_roll=pc_roll,
+            opponent_roll=opponent_roll,
+            pc_tactic=pc_tactic,
+            opponent_tactic=opponent_tactic,
+            pc_hero_point=pc_hero_point,
+            opponent_hero_point=opponent_hero_point,
+            pc_modifier=pc_modifier,
+            opponent_modifier=opponent_modifier,
+            pc_bumps=pc_bumps,
+            opponent_bumps=opponent_bumps,
+            pc_rating=pc_rating,
+            opponent_rating=opponent_rating,
+        )
+
+    # -- a round in three steps: roll, hero points, settle (§2.2, R5.3) ---------------
+
+    @action
+    def roll(
+        self,
+        *,
+        pc_roll: int,
+        opponent_roll: int,
+        pc_tactic: str = "normal",
+        opponent_tactic: str = "normal",
+        pc_modifier: int = 0,
+        opponent_modifier: int = 0,
+        pc_bumps: int = 0,
+        opponent_bumps: int = 0,
+        pc_rating: int | str | None = None,
+        opponent_rating: int | str | None = None,
+    ) -> Outcome:
+        """Roll a round (the arguments of `play_round` but the hero points) and let it
+        wait: both results are known (§2.2: "after the die roll results are
+        calculated"), a player may then spend a `hero_point`, and `settle` scores it.
+        Returns the outcome so far."""
+        self._refuse_pending("roll again")
+        self._pending = {
+            "pc_roll": pc_roll,
+            "opponent_roll": opponent_roll,
+            "pc_tactic": pc_tactic,
+            "opponent_tactic": opponent_tactic,
+            "pc_modifier": pc_modifier,
+            "opponent_modifier": opponent_modifier,
+            "pc_bumps": pc_bumps,
+            "opponent_bumps": opponent_bumps,
+            "pc_rating": pc_rating,
+            "opponent_rating": opponent_rating,
+            "pc_hero_point": False,
+            "opponent_hero_point": False,
+        }
+        return self._pending_play().outcome
+
+    @action
+    def hero_point(self, *, side: str) -> Outcome:
+        """`side` spends a hero point on the rolled round: its result one step up
+        (§2.3.5.5). One per roll, a player's side only, never on a critical (R5.3).
+        Returns the outcome so far."""
+        if self._pending is None:
+            raise IllegalAction("no roll waits for a hero point: roll the round first")
+        if side not in SIDES:
+            raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+        if self._pending[f"{side}_hero_point"]:
+            raise IllegalAction(f"{self._names[side]} has spent a hero point on this roll (R5.3)")
+        self._pending[f"{side}_hero_point"] = True
+        return self._pending_play().outcome
+
+    @action
+    def settle(self) -> ScoredRound:
+        """Score the rolled round with the hero points spent on it (§5.1.1 step 4)."""
+        if self._pending is None:
+            raise IllegalAction("no round is rolled: roll it first")
+        pending, self._pending = self._pending, None
+        return self._round(**pending)
+
+    @property
+    def pending(self) -> Outcome | None:
+        """The rolled round's outcome so far, waiting for hero points; None if none."""
+        return None if self._pending is None else self._pending_play().outcome
+
+    def _pending_play(self) -> RoundPlay:
+        assert self._pending is not None
+        p = self._pending
+        read_tactics(self._names, p["pc_tactic"], p["opponent_tactic"])
+        return self._play_contest(
+            rolls={"pc": p["pc_roll"], "opponent": p["opponent_roll"]},
+            hero_points={"pc": p["pc_hero_point"], "opponent": p["opponent_hero_point"]},
+            overrides={"pc": p["pc_rating"], "opponent": p["opponent_rating"]},
+            modifiers={"pc": p["pc_modifier"], "opponent": p["opponent_modifier"]},
+            bumps={"pc": p["pc_bumps"], "opponent": p["opponent_bumps"]},
+        )
+
+    def _refuse_pending(self, what: str) -> None:
+        if self._pending is not None:
+            raise IllegalAction(
+                f"a rolled round waits for hero points: settle it before you {what}"
+            )
+
+    def _round(
+        self,
+        *,
+        pc_roll: Any,
+        opponent_roll: Any,
+        pc_tactic: Any,
+        opponent_tactic: Any,
+        pc_hero_point: Any,
+        opponent_hero_point: Any,
+        pc_modifier: Any,
+        opponent_modifier: Any,
+        pc_bumps: Any,
+        opponent_bumps: Any,
+        pc_rating: Any,
+        opponent_rating: Any,
+    ) -> ScoredRound:
         tactics = read_tactics(self._names, pc_tactic, opponent_tactic)
         play = self._play_contest(
             rolls={"pc": pc_roll, "opponent": opponent_roll},
@@ -471,6 +591,7 @@ class ScoredContest(ContestMachine):
         less: the GM then switches the other side too."""
         if side not in SIDES:
             raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+        self._refuse_pending("switch abilities")
         read_rating(rating, f"{self._names[side]}'s new rating")
         self._set_side(side, self._sides[side].with_rating(rating))
 
@@ -481,6 +602,7 @@ class ScoredContest(ContestMachine):
         controls it stay."""
         if side not in SIDES:
             raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+        self._refuse_pending("change a side")
         self._set_side(side, check_update(self._sides[side], input))
 
     def _set_side(self, side: Side, new: SideInput) -> None:

@@ -187,6 +187,7 @@ def play_contest(
     overrides: dict[Side, Any],
     modifiers: dict[Side, Any],
     bumps: dict[Side, Any],
+    stretched: Any = (),
 ) -> RoundPlay:
     """Read both sides' options for a round and play its simple contest (§5.1.1 step 4).
 
@@ -194,7 +195,8 @@ def play_contest(
     count on every roll and whose stretch caps its victories at minor (R18.4, R18.5);
     `overrides` name another ability for this round only (no stretch of the usual
     ability then) and `modifiers` are this round's situational modifiers (R9: they
-    last one round). `check_hero_point(side, value)` reads a side's hero point and
+    last one round); `stretched` names the sides whose ability in use is a stretch
+    (given as Ratings). `check_hero_point(side, value)` reads a side's hero point and
     refuses one to the GM's side, in the machine's own words.
     """
     spent = {side: check_hero_point(side, hero_points[side]) for side in SIDES}
@@ -225,9 +227,10 @@ def play_contest(
         opponent_label=names["opponent"],
     )
     # §2.10 (R18.4): a round won with a stretched ability scores a minor victory's RP.
-    stretched = [s for s, side in lasting.items() if side.stretched and overrides[s] is None]
-    if stretched:
-        outcome = cap_stretched(outcome, stretched)
+    capped = {s for s, side in lasting.items() if side.stretched and overrides[s] is None}
+    capped |= {s for s in stretched if overrides[s] is None}
+    if capped:
+        outcome = cap_stretched(outcome, capped)
     return RoundPlay(spent, used, outcome)
 
 

@@ -189,6 +189,7 @@ class GroupScoredPairings(GroupScoredBase):
             overrides={"pc": pc_rating, "opponent": opponent_rating},
             modifiers={"pc": pc_modifier, "opponent": opponent_modifier},
             bumps={"pc": pc_bumps, "opponent": opponent_bumps},
+            stretched=[side for side in SIDES if current.stretched[side]],
         )
         scored = score_round(
             play.outcome, pc_tactic=tactics["pc"], opponent_tactic=tactics["opponent"]
@@ -276,22 +277,22 @@ class GroupScoredPairings(GroupScoredBase):
         pairing: int,
         participant: str,
         rating: int | str,
-        resistance: int | str | None = None,
+        stretched: bool = False,
     ) -> None:
-        """Use another ability in a pairing from now on (§5.2.8); `resistance`, when
-        given, is the GM's new rating for the other member of the pairing."""
+        """Use another ability in a pairing from now on (§5.2.8); `stretched` says it is
+        a stretch (§2.10, R18.4). When a tactic exploits a weakness the GM switches the
+        other member's rating the same way."""
         current = self._find_pairing(pairing)
         side = current.side_of(participant)
         if current.status != "active" or side is None:
             raise IllegalAction(f"{participant} is not in active pairing #{pairing}")
         actor = self._participants[participant]
         new = read_rating(rating, f"{participant}'s new rating")
-        if resistance is not None:
-            other = other_side(side)
-            current.ratings[other] = read_rating(
-                resistance, f"{current.members[other]}'s new rating"
-            )
+        stretched = read_flag(stretched, "stretched")
+        if stretched and not (actor.player or actor.owner is not None):
+            raise RulesError(f"{participant} is a resistance: it takes no stretch (R2, R18.3)")
         current.ratings[side] = new
+        current.stretched[side] = stretched
         self._log.append(
             {
                 "kind": "switch_ability",

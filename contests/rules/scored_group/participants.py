@@ -34,6 +34,7 @@ class _Participant:
     owner: str | None
     player: bool | None
     status: str = "active"  # active | defeated | disengaged
+    stretched: bool = False  # §2.10, R18.4: the ability it starts with is a stretch
     shifted_points: int = 0  # §5.2.4: RP a secondary contestant took over from the owner
     removed_by_shift: bool = False
     hero_points_spent: int = 0
@@ -50,6 +51,8 @@ class _Pairing:
     members: dict[str, str]  # side -> participant name
     ratings: dict[str, Rating]
     points: dict[str, int] = field(default_factory=lambda: {"pc": 0, "opponent": 0})
+    # §2.10 (R18.4): the members whose ability in this pairing is a stretch.
+    stretched: dict[str, bool] = field(default_factory=lambda: {"pc": False, "opponent": False})
     # §5.2.4: the 2 RP lodged on a removed follower, by the side that lodged them.
     extra: dict[str, int] = field(default_factory=lambda: {"pc": 0, "opponent": 0})
     status: str = "active"  # active | won | disengaged | ended

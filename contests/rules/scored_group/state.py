@@ -67,7 +67,7 @@ class GroupScoredBase(ContestMachine):
     def _add_participant(self, entry: Any, *, check_owner: bool = True) -> _Participant:
         if not isinstance(entry, dict):
             raise RulesError(f"a participant is a dict with name, side and rating, not {entry!r}")
-        unknown = set(entry) - {"name", "side", "rating", "role", "owner", "player"}
+        unknown = set(entry) - {"name", "side", "rating", "role", "owner", "player", "stretched"}
         if unknown:
             raise RulesError(f"unknown participant field(s): {', '.join(sorted(unknown))}")
         name = entry.get("name")
@@ -91,6 +91,9 @@ class GroupScoredBase(ContestMachine):
             read_flag(player, f"{name}'s player flag")
         elif role == "contestant":
             player = side == "pc"
+        stretched = read_flag(entry.get("stretched", False), f"{name}'s stretched flag")
+        if stretched and role == "contestant" and not player:
+            raise RulesError(f"{name} is a resistance: it takes no stretch (R2, R18.3)")
         participant = _Participant(
             name=name,
             side=side,
@@ -98,6 +101,7 @@ class GroupScoredBase(ContestMachine):
             rating=read_rating(entry.get("rating"), f"{name}'s rating"),
             owner=owner,
             player=player,  # a follower's None is settled by _check_owner
+            stretched=stretched,
         )
         self._participants[name] = participant
         if check_owner:
@@ -178,6 +182,9 @@ class GroupScoredBase(ContestMachine):
             ratings={
                 side: rating_in_use(p.rating, overrides[side], 0, p.name)
                 for side, p in members.items()
+            },
+            stretched={
+                side: p.stretched and overrides[side] is None for side, p in members.items()
             },
         )
         self._pairings.append(pairing)
