@@ -49,17 +49,22 @@ class ContestOutcome:
     benefits: dict[str, State | None]
     ended_by: str | None = None
     words: dict[str, str] = field(default_factory=dict)
+    # The side whose view `level` takes (a group extended contest names its sides).
+    pc_side: str = "pc"
+    # Group contests: defeats a final action overcame, which still apply (§5.3.5).
+    earlier: dict[str, tuple[State, ...]] = field(default_factory=dict)
 
     @property
     def level(self) -> int:
         if self.winner is None or self.degree is None:
             return 0
         step = DEGREES.index(self.degree) + 1
-        return step if self.winner == "pc" else -step
+        return step if self.winner == self.pc_side else -step
 
     @property
     def loser(self) -> str | None:
-        if self.winner is None:
+        """The losing side of a one-on-one contest."""
+        if self.winner is None or self.winner not in SIDES:
             return None
         return "opponent" if self.winner == "pc" else "pc"
 
@@ -72,10 +77,11 @@ class ContestOutcome:
             "consequences": {k: v.value if v else None for k, v in self.consequences.items()},
             "benefits": {k: v.value if v else None for k, v in self.benefits.items()},
             "words": dict(self.words),
+            "earlier": {k: [state.value for state in v] for k, v in self.earlier.items()},
         }
 
 
-def _state(word: str | State | None) -> State | None:
+def state_of(word: str | State | None) -> State | None:
     """A table's word as a State; "unharmed", "dazed" and None carry no state."""
     if word is None or isinstance(word, State):
         return word
@@ -117,7 +123,7 @@ def long_outcome(
     return ContestOutcome(
         winner=winner,
         degree=degree,
-        consequences={side: _state(consequences.get(side)) for side in SIDES},
+        consequences={side: state_of(consequences.get(side)) for side in SIDES},
         benefits={side: benefit if side == winner else None for side in SIDES},
         ended_by=ended_by,
         words={side: str(word) for side, word in consequences.items() if word is not None},

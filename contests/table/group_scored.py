@@ -8,16 +8,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..rules import (
-    BENEFIT_OF_VICTORY,
     GroupScoredContest,
     IllegalAction,
     RulesError,
-    is_clearly_inferior,
 )
 from ..rules.ratings import RESISTANCE_LEVELS
 from ..rules.scored import TACTICS
 from .base import Actor, AvailableAction, Roller, choice, number, read_int, read_text, words
-from .group import RATING, STATES, Roll, read_name
+from .group import RATING, Roll, read_name
 from .group_long import GroupLongFlow
 
 
@@ -100,26 +98,13 @@ class GroupScoredFlow(GroupLongFlow):
 
     def _suggest_consequences(self, machine: Any) -> None:
         """§5.1.2, §5.1.3, §5.2: each one's consequence, and a benefit for the winners
-        who beat someone not clearly inferior."""
-        winner, degree = machine.winner, machine.degree
-        consequences = machine.consequences()
-        status = {p["name"]: p["status"] for p in machine.state()["participants"]}
-        defeated = [
-            self.tn(p).rating
-            for p in self.participants
-            if p["side"] != winner and status[p["name"]] == "defeated"
-        ]
+        who beat someone not clearly inferior: the engine's `outcome` (R18.6)."""
+        outcome = machine.outcome
         for participant in self.participants:
-            consequence = consequences[participant["name"]]
-            if consequence in STATES:
-                self._suggest(participant["name"], consequence)
-            elif (
-                participant["side"] == winner
-                and degree
-                and defeated
-                and not is_clearly_inferior(self.tn(participant).rating, defeated)
-            ):
-                self._suggest(participant["name"], BENEFIT_OF_VICTORY[degree].value)
+            name = participant["name"]
+            for state in (outcome.consequences[name], outcome.benefits[name]):
+                if state is not None:
+                    self._suggest(name, state.value)
 
     def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict) -> str:
         pairing = read_int(data, "pairing")

@@ -331,6 +331,7 @@ def test_every_machine_and_the_simple_contest_answer_in_one_shape():
             "consequences",
             "benefits",
             "words",
+            "earlier",
         }
     assert simple.degree == "minor" and simple.benefits["pc"] is State.PUMPED
     assert ScoredContest(pc=14, opponent=14).outcome is None
@@ -514,3 +515,56 @@ def test_property_three_steps_play_the_same_round_as_play_round(pc, opponent, ro
         assert stepped.state() == direct.state()
         rebuilt = machine_class.from_json(json.loads(json.dumps(stepped.to_json())))
         assert rebuilt.state() == stepped.state()
+
+
+# ---------------------------------------------------------------------------
+# The group machines' outcome, in the same shape
+# ---------------------------------------------------------------------------
+
+
+def test_a_group_scored_contest_gives_its_outcome_per_participant():
+    from contests.rules import GroupScoredContest
+
+    contest = GroupScoredContest(
+        participants=[
+            {"name": "Asha", "side": "pc", "rating": 14},
+            {"name": "Troll", "side": "opponent", "rating": 14},
+        ],
+        pairings=[["Asha", "Troll"]],
+    )
+    assert contest.outcome is None
+    while not contest.is_over:
+        contest.play_round(pairing=1, pc_roll=5, opponent_roll=15)  # 2 RP a round
+    outcome = contest.outcome
+    assert (outcome.winner, outcome.degree, outcome.level) == ("pc", "major", 3)
+    assert outcome.consequences == {"Asha": None, "Troll": State.INJURED}
+    assert outcome.benefits == {"Asha": State.INVIGORATED, "Troll": None}
+
+
+def test_a_group_extended_contest_gives_its_outcome_per_participant():
+    from contests.rules import GroupExtendedContest
+
+    contest = GroupExtendedContest(
+        participants=[
+            {"name": "Aria", "side": "heroes", "pc": True, "rating": 14},
+            {"name": "Bran", "side": "heroes", "pc": True, "rating": 14},
+            {"name": "Orc", "side": "orcs", "rating": 10},
+        ],
+        order="daring",
+    )
+    while not contest.is_over:
+        for name in ("Aria", "Bran", "Orc"):
+            if contest.people[name].is_in and contest.phase == "declaring":
+                target = "Orc" if name != "Orc" else "Aria"
+                contest.declare(name=name, targets=[target], bid=5, daring="steady")
+        while contest.phase == "acting" and not contest.is_over:
+            actor = contest.next_actor
+            if actor == "Orc":
+                contest.act(name=actor, actor_roll=20, defender_roll=5)
+            else:
+                contest.act(name=actor, actor_roll=5, defender_roll=20)
+    outcome = contest.outcome
+    assert (outcome.winner, outcome.pc_side, outcome.level > 0) == ("heroes", "heroes", True)
+    assert outcome.consequences["Orc"] is not None and outcome.benefits["Orc"] is None
+    assert outcome.benefits["Aria"] is not None and outcome.consequences["Aria"] is None
+    assert json.loads(json.dumps(outcome.to_json())) == outcome.to_json()

@@ -14,8 +14,9 @@ from ..extended import check_bid, defeat_degree, pc_bid_reason
 from ..inputs import read_better_roll, read_flag, read_int
 from ..machine import ContestMachine
 from ..outcomes import is_clearly_inferior
+from ..results import ContestOutcome
 from ..simple import DEGREES
-from ..states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT
+from ..states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
 from .participants import _Participant, _read_participant
 
 DARING_LEVELS: tuple[str, ...] = ("cautious", "steady", "daring", "reckless")
@@ -151,6 +152,36 @@ class GroupExtendedBase(ContestMachine):
                     states.append(str(BENEFIT_OF_VICTORY[degree]))
             result[name] = states
         return result
+
+    @property
+    def outcome(self) -> ContestOutcome | None:
+        """The result once over (None before), in the shape every machine gives: the
+        winning side and its level, each participant's consequence of defeat or benefit
+        of victory (`consequences` above, split by ladder) and, in `earlier`, the
+        defeats a final action overcame, which still apply (§5.3.5)."""
+        suggested = self.consequences
+        if suggested is None:
+            return None
+        consequences: dict[str, State | None] = {}
+        benefits: dict[str, State | None] = {}
+        earlier: dict[str, tuple[State, ...]] = {}
+        for name, person in self.people.items():
+            states = [State(word) for word in suggested[name]]
+            overcome = len(person.overcome_defeats)
+            earlier[name] = tuple(states[:overcome])
+            last = states[overcome:]
+            consequences[name] = next((s for s in last if s.is_adversity), None)
+            benefits[name] = next((s for s in last if s.is_fortune), None)
+        pc_sides = {p.side for p in self.people.values() if p.pc}
+        return ContestOutcome(
+            winner=self.winner,
+            degree=self.degree,
+            consequences=consequences,
+            benefits=benefits,
+            ended_by="defeat" if self.winner else None,
+            pc_side=next(iter(pc_sides)) if len(pc_sides) == 1 else "pc",
+            earlier={name: states for name, states in earlier.items() if states},
+        )
 
     @property
     def next_actor(self) -> str | None:

@@ -13,6 +13,8 @@ from ..errors import IllegalAction, RulesError
 from ..inputs import read_better_roll, read_flag, read_rating
 from ..machine import ContestMachine
 from ..options import RulesOptions
+from ..outcomes import is_clearly_inferior
+from ..results import ContestOutcome, state_of
 from ..scored import (
     SIDES,
     Side,
@@ -24,6 +26,7 @@ from ..scored import (
     read_stakes,
     rising_action,
 )
+from ..states import BENEFIT_OF_VICTORY, State
 from .participants import PAIRED_ROLES, ROLES, _Pairing, _Participant
 
 
@@ -290,6 +293,43 @@ class GroupScoredBase(ContestMachine):
                 "no consequence is certain until the scored contest is over (§5.1.1)"
             )
         return {name: self.consequence_of(name) for name in self._participants}
+
+    @property
+    def outcome(self) -> ContestOutcome | None:
+        """The result once over (None before): the winning side and its level, each
+        participant's consequence (§5.1.2, §5.1.3, §5.2) and, for a player's participant
+        on the winning side left unharmed, the benefit of the side's victory unless every
+        defeated opponent was clearly inferior to them (§2.11.2, R10, R18.6)."""
+        if not self.is_over:
+            return None
+        winner, degree = self.winner, self.degree
+        words = self.consequences()
+        defeated = [
+            p.rating
+            for p in self._participants.values()
+            if p.side != winner and p.status == "defeated"
+        ]
+        benefits: dict[str, State | None] = {}
+        for name, participant in self._participants.items():
+            played = bool(participant.player) or participant.owner is not None
+            benefits[name] = (
+                BENEFIT_OF_VICTORY[degree]
+                if participant.side == winner
+                and degree is not None
+                and played
+                and state_of(words[name]) is None
+                and defeated
+                and not is_clearly_inferior(participant.rating, defeated)
+                else None
+            )
+        return ContestOutcome(
+            winner=winner,
+            degree=degree,
+            consequences={name: state_of(word) for name, word in words.items()},
+            benefits=benefits,
+            ended_by="knockout" if winner else None,
+            words=dict(words),
+        )
 
     def parting_shots_open(self) -> list[str]:
         """Participants knocked out recently enough to take a parting shot (§5.1.4)."""
