@@ -76,7 +76,9 @@ class ContestMachine:
             if name in setup:
                 raise TypeError(f"{type(self).__name__}() got {name!r} twice")
             setup[name] = value
-        _refuse_unknown(self._start, setup, f"a {self.kind or type(self).__name__} contest")
+        kind = self.kind.replace("_", " ") or type(self).__name__
+        article = "an" if kind[:1] in "aeiou" else "a"
+        _refuse_unknown(self._start, setup, f"{article} {kind} contest")
         self.setup: dict[str, Any] = _jsonable(setup)
         self.actions: list[dict[str, Any]] = []
         self._start(**self.setup)

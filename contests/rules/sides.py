@@ -15,7 +15,7 @@ the doctests keep working: `ScoredContest(pc="15", opponent="14")`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import RulesError
@@ -170,6 +170,9 @@ def read_sides(
         "pc": SideInput.read(pc, name=names[0], what=names[0]),
         "opponent": SideInput.read(opponent, name=names[1], is_pc=opponent_is_pc, what=names[1]),
     }
+    for key, default in zip(("pc", "opponent"), names, strict=True):
+        if not sides[key].name:
+            sides[key] = replace(sides[key], name=default)
     if not sides["pc"].is_pc:
         raise RulesError(f"{sides['pc'].label} is the PC's side: a player controls it")
     return sides

@@ -37,8 +37,9 @@ class ExtendedFlow(LongFlow):
     # -- the engine ---------------------------------------------------------------------
 
     def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
-        opponent_is_pc = self.side("opponent")["character_id"] is not None
-        return {"pc_bumps": pc.bumps, "opponent_is_pc": opponent_is_pc}
+        # Each side as the engine takes it: a player's with its lasting lines (both, in
+        # a contest between two PCs, R18.8), a resistance as its TN (R18.3).
+        return {"pc": self.side_input("pc"), "opponent": self.side_input("opponent")}
 
     def _totals(self, machine: Any) -> dict[str, Any]:
         return {
@@ -82,6 +83,7 @@ class ExtendedFlow(LongFlow):
                 roll=pending[f"{side}_roll"],
                 opponent_roll=pending[f"{other_side(side)}_roll"],
                 hero_point=pending["pc_hero_point"],
+                opponent_hero_point=pending["opponent_hero_point"],
             )
         if action == "parting_shot":
             shooter = pending["actor"]
@@ -91,6 +93,8 @@ class ExtendedFlow(LongFlow):
                 bid=pending["bid"],
                 hero_point=pending["pc_hero_point"],
                 pc_modifier=change["pc"],
+                opponent_hero_point=pending["opponent_hero_point"],
+                opponent_modifier=change["opponent"],
             )
         # An exchange (§5.3.1): the side whose turn it is acts with its bid; the other
         # defends.
@@ -102,6 +106,8 @@ class ExtendedFlow(LongFlow):
             bid=pending["bid"],
             hero_point=pending["pc_hero_point"],
             pc_modifier=change["pc"],
+            opponent_hero_point=pending["opponent_hero_point"],
+            opponent_modifier=change["opponent"],
         )
 
     # -- what an actor may do now ------------------------------------------------------

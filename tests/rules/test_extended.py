@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contests.rules import Modifier, SideInput
 from contests.rules.dice import Result, fixed_rolls
 from contests.rules.errors import IllegalAction, RulesError
 from contests.rules.extended import (
@@ -137,7 +138,7 @@ def test_machine_reads_each_cell_5_3_1(cell, actor):
 def test_machine_both_critical_after_a_bump_5_3_1():
     """§5.3.1: a bumped success and a natural 1 are both criticals; the better roll
     (the 5, high) takes 1/2 bid from the worse (the 1): bid 5 moves 3 AP."""
-    contest = ExtendedContest(pc=10, opponent=14, pc_bumps=1)
+    contest = ExtendedContest(pc=SideInput(10, bumps=1), opponent=14)
     entry = contest.exchange(actor="pc", bid=5, actor_roll=5, defender_roll=1)
     assert (entry["actor_result"], entry["defender_result"]) == ("critical", "critical")
     assert (contest.pc_ap, contest.opponent_ap) == (13, 11)
@@ -173,9 +174,9 @@ def test_starting_ap_is_the_full_total_with_modifiers_and_followers_r13(
     rating, modifiers, followers, expected
 ):
     assert starting_ap(rating, modifiers, followers) == expected
-    contest = ExtendedContest(
-        pc=rating, opponent=14, pc_modifiers=modifiers, pc_followers=followers
-    )
+    lines = [modifiers] if isinstance(modifiers, int) else modifiers
+    pc = SideInput(rating, modifiers=[Modifier("lasting", value=v) for v in lines if v])
+    contest = ExtendedContest(pc=pc, opponent=14, pc_followers=followers)
     assert contest.pc_ap == expected
     assert contest.state()["pc"]["starting_ap"] == expected
 
@@ -188,7 +189,10 @@ def test_opponent_starts_with_the_resistance_total_5_3_1():
     ("setup", "message"),
     [
         ({"pc": 15, "opponent": -6}, "the opponent would start with -6 AP"),
-        ({"pc": 3, "opponent": 14, "pc_modifiers": -5}, "the pc would start with -2 AP"),
+        (
+            {"pc": {"rating": 3, "modifiers": [{"label": "hurt", "value": -5}]}, "opponent": 14},
+            "the PC would start with -2 AP",
+        ),
         ({"pc": 15, "opponent": 14, "first": "gm"}, "first must be 'pc' or 'opponent'"),
         ({"pc": 15, "opponent": 14, "better_roll": "middle"}, "better_roll must be"),
         ({"pc": "7X", "opponent": 14}, "is not a rating"),
@@ -728,9 +732,14 @@ step = st.fixed_dictionaries(
 )
 setups = st.fixed_dictionaries(
     {
-        "pc": st.integers(1, 45),
+        "pc": st.builds(
+            lambda rating, values: SideInput(
+                rating, modifiers=[Modifier("lasting", value=v) for v in values]
+            ),
+            st.integers(1, 45),
+            st.sampled_from([[], [3], [6, -3]]),
+        ),
         "opponent": st.sampled_from([5, 10, 14, "14M", 20]),
-        "pc_modifiers": st.sampled_from([0, 3, [6, -3]]),
         "pc_followers": st.sampled_from([[], [13]]),
         "first": st.sampled_from(["pc", "opponent"]),
         "better_roll": st.sampled_from(["high", "low"]),
@@ -810,8 +819,9 @@ def test_ap_sums_move_only_as_the_tables_say(setup, moves):
 # R18.2 (the 2.2 changes): "only a PC should use a parting shot, not the resistance".
 
 
-def defeated_pc(**setup):
-    contest = ExtendedContest(pc=5, opponent=15, first="opponent", **setup)
+def defeated_pc(opponent_is_pc=False):
+    opponent = SideInput(15, is_pc=opponent_is_pc)
+    contest = ExtendedContest(pc=5, opponent=opponent, first="opponent")
     contest.exchange(actor="opponent", bid=6, actor_roll=5, defender_roll=15)  # 5 - 6 = -1
     return contest
 
@@ -830,3 +840,51 @@ def test_a_pc_opponent_may_take_a_parting_shot_r18_2():
     assert contest.state()["parting_shot_by"] == "opponent"
     contest.parting_shot(bid=10, actor_roll=5, defender_roll=20)  # 2x bid: -21
     assert contest.pc_ap == -21
+
+
+# ---------------------------------------------------------------------------
+# R18.8 (§2.3.1.2): two PCs in a one-on-one extended contest
+# ---------------------------------------------------------------------------
+
+
+def duel(**opponent):
+    return ExtendedContest(pc=SideInput(14, name="Asha"), opponent=SideInput(14, **opponent))
+
+
+def test_only_a_pc_opponent_spends_hero_points_and_takes_modifiers():
+    resistance = duel(is_pc=False)
+    before = resistance.to_json()
+    with pytest.raises(IllegalAction, match="only player characters spend hero points"):
+        resistance.exchange(actor="pc", actor_roll=5, defender_roll=15, opponent_hero_point=True)
+    with pytest.raises(RulesError, match="a resistance takes no modifier"):
+        resistance.exchange(actor="pc", actor_roll=5, defender_roll=15, opponent_modifier=3)
+    assert resistance.to_json() == before
+    rival = duel(name="Brann", is_pc=True)
+    entry = rival.exchange(
+        actor="pc", actor_roll=5, defender_roll=15, opponent_hero_point=True, opponent_modifier=3
+    )
+    # Brann's 15 against 14 + 3 is a success, and his hero point makes it a critical.
+    assert (entry["defender_result"], entry["opponent_hero_point"]) == ("critical", True)
+    assert rival.state()["opponent"]["hero_points_spent"] == 1
+
+
+def test_a_pc_opponent_may_make_a_desperation_stake_5_3_6():
+    rival = duel(name="Brann", is_pc=True)
+    rival.exchange(actor="pc", bid=5, actor_roll=5, defender_roll=15)  # Brann loses 5
+    assert (rival.opponent_ap, rival.bid_limit("opponent")) == (9, 14)
+    resistance = duel(is_pc=False)
+    resistance.exchange(actor="pc", bid=5, actor_roll=5, defender_roll=15)
+    assert resistance.bid_limit("opponent") == 9  # a resistance bids what it has
+
+
+def test_each_pc_of_two_takes_its_state_and_the_gm_side_no_benefit():
+    rival = duel(name="Brann", is_pc=True)
+    rival.exchange(actor="pc", bid=14, actor_roll=5, defender_roll=15)  # Brann at 0
+    outcome = rival.outcome
+    assert (outcome.winner, outcome.degree) == ("pc", "marginal")
+    assert outcome.consequences == {"pc": None, "opponent": State.HURT}
+    assert outcome.benefits == {"pc": State.FRESH, "opponent": None}
+    resistance = ExtendedContest(pc=14, opponent=10, first="opponent")
+    resistance.exchange(actor="opponent", bid=10, actor_roll=5, defender_roll=20)
+    assert resistance.outcome.winner == "opponent"
+    assert resistance.outcome.benefits == {"pc": None, "opponent": None}

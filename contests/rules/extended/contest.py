@@ -13,6 +13,7 @@ from ..dice import Roller, d20
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_flag, read_int, read_rating, read_roll
 from ..machine import action, after_end
+from ..modifiers import refuse_resistance_modifier
 from .rolls import (
     ability_in_use,
     roll_disengagement,
@@ -29,16 +30,18 @@ class ExtendedContest(ExtendedContestBase):
 
     Setup (all JSON-able):
 
-    - `pc`, `opponent`: the ratings (int totals or notation such as "7M"); the
-      opponent is the resistance the GM picked.
-    - `pc_modifiers`: a modifier, or a list of modifiers and augment bonuses, that
-      apply to the PC's ability for the whole contest (modifiers never apply to a
-      resistance, R2).
+    - `pc`, `opponent`: each side as a `SideInput` (rating, name, lasting modifiers,
+      augments, states and bumps, `is_pc`) or a bare rating (a bare opponent is the
+      resistance the GM picked, which takes no modifiers, R2). The starting AP are each
+      side's TN (§5.3.1 step 2). Two PCs may contend (§2.3.1.2, R18.8): a player's
+      opponent rolls its own ability, spends its own hero points, stakes up to its
+      starting AP (§5.3.6) and takes a parting shot when it wins (R18.2).
     - `pc_followers`: follower ratings whose totals add to the PC's starting AP.
-    - `pc_bumps`: lasting bumps on the PC's rolls (heroic +1, pyrrhic +1, a stretch as
-      a bump down -1...).
     - `better_roll`: "high" (default) or "low" (R6).
     - `first`: who acts first in each round, "pc" (default) or "opponent".
+
+    A side's lasting bumps count on its every roll (R5.4, R18.5); an exchange a
+    stretched side wins by two or three steps counts as won by one (§2.10, R18.4).
 
     Actions (keyword arguments, explicit rolls): `exchange`, `parting_shot`,
     `unrelated_action`, `disengage`, `switch_ability`, `gift`. No `final_action`:
@@ -60,15 +63,24 @@ class ExtendedContest(ExtendedContestBase):
         bid: int = DEFAULT_BID,
         hero_point: bool = False,
         pc_modifier: int = 0,
+        opponent_hero_point: bool = False,
+        opponent_modifier: int = 0,
     ) -> dict[str, Any]:
         """Play one exchange (§5.3.1 step 4): `actor` ("pc" or "opponent") bids and
         both sides roll. `hero_point` spends the PC's hero point on the PC's roll
-        (acting or defending); `pc_modifier` is a situational modifier to the PC's
-        ability for this exchange only (R9). Returns the log entry."""
+        (acting or defending), `opponent_hero_point` a PC opponent's on its own;
+        `*_modifier` are situational modifiers for this exchange only (R9), never on a
+        resistance (R18.3). Returns the log entry."""
         side = self._check_side(actor)
         self._check_turn(side)
         entry = self._play(
-            side, "exchange", bid, actor_roll, defender_roll, hero_point, pc_modifier
+            side,
+            "exchange",
+            bid,
+            actor_roll,
+            defender_roll,
+            {"pc": hero_point, "opponent": opponent_hero_point},
+            {"pc": pc_modifier, "opponent": opponent_modifier},
         )
         self.turns_taken += 1
         return entry
@@ -81,6 +93,7 @@ class ExtendedContest(ExtendedContestBase):
         hero_point: bool = False,
         pc_modifier: int = 0,
         roller: Roller = d20,
+        **opponent: Any,
     ) -> dict[str, Any]:
         """Roll both dice with `roller` and play the exchange (not itself recorded:
         the recorded action is `exchange` with the rolled numbers)."""
@@ -92,6 +105,7 @@ class ExtendedContest(ExtendedContestBase):
             defender_roll=defender_roll,
             hero_point=hero_point,
             pc_modifier=pc_modifier,
+            **opponent,
         )
 
     @action
@@ -104,6 +118,8 @@ class ExtendedContest(ExtendedContestBase):
         bid: int = DEFAULT_BID,
         hero_point: bool = False,
         pc_modifier: int = 0,
+        opponent_hero_point: bool = False,
+        opponent_modifier: int = 0,
     ) -> dict[str, Any]:
         """The winner acts again right after defeating the other side (§5.3.4).
 
@@ -121,7 +137,13 @@ class ExtendedContest(ExtendedContestBase):
         loser = _other(shooter)
         self.defeats.append({"side": loser, "ap": self.sides[loser].ap, "degree": self.degree})
         return self._play(
-            shooter, "parting_shot", bid, actor_roll, defender_roll, hero_point, pc_modifier
+            shooter,
+            "parting_shot",
+            bid,
+            actor_roll,
+            defender_roll,
+            {"pc": hero_point, "opponent": opponent_hero_point},
+            {"pc": pc_modifier, "opponent": opponent_modifier},
         )
 
     def _play(
@@ -131,22 +153,25 @@ class ExtendedContest(ExtendedContestBase):
         bid: Any,
         actor_roll: Any,
         defender_roll: Any,
-        hero_point: Any,
-        pc_modifier: Any,
+        hero_points: dict[str, Any],
+        modifiers: dict[str, Any],
     ) -> dict[str, Any]:
         defender = _other(actor)
         round_now = self.round
         bid = self._check_bid(actor, bid)
         held = self.sides[actor].ap
-        actor_roll = read_roll(actor_roll, f"the {actor}'s roll")
-        defender_roll = read_roll(defender_roll, f"the {defender}'s roll")
-        hero_point = read_flag(hero_point, "hero_point")
-        pc_modifier = read_int(pc_modifier, "pc_modifier")
-        tns = {side: self.sides[side].tn for side in SIDES}
-        tns["pc"] = tns["pc"] + pc_modifier
+        actor_roll = read_roll(actor_roll, f"{self._label(actor)}'s roll")
+        defender_roll = read_roll(defender_roll, f"{self._label(defender)}'s roll")
+        spent = {side: read_flag(hero_points[side], f"{side}_hero_point") for side in SIDES}
+        tns = {}
+        for side in SIDES:
+            change = read_int(modifiers[side], f"{side}_modifier")
+            if change and not self.sides[side].is_pc:
+                refuse_resistance_modifier(change, {"opponent": False})
+            tns[side] = self.sides[side].tn + change
         exchange = roll_exchange(
-            self._side_roll(actor, tns[actor], actor_roll, hero_point),
-            self._side_roll(defender, tns[defender], defender_roll, hero_point),
+            self._side_roll(actor, tns[actor], actor_roll, spent[actor]),
+            self._side_roll(defender, tns[defender], defender_roll, spent[defender]),
             bid=bid,
             held=held,
             better_roll=self.better_roll,
@@ -155,15 +180,16 @@ class ExtendedContest(ExtendedContestBase):
         for side in SIDES:
             self.sides[side].ap += changes[side]
             self.sides[side].used.append(self.sides[side].tn.total)
-        if hero_point:
-            self.sides["pc"].hero_points_spent += 1
+            if spent[side]:
+                self.sides[side].hero_points_spent += 1
         entry = {
             "kind": kind,
             "round": round_now,
             "actor": actor,
             "defender": defender,
             **exchange.log(),
-            "hero_point": hero_point,
+            "hero_point": spent["pc"],
+            "opponent_hero_point": spent["opponent"],
             "rule": exchange.effect.rule,
             "change": {side: changes[side] for side in SIDES},
             "ap": {side: self.sides[side].ap for side in SIDES},
@@ -200,6 +226,7 @@ class ExtendedContest(ExtendedContestBase):
         rating: int | str | None = None,
         opponent_rating: int | str | None = None,
         hero_point: bool = False,
+        opponent_hero_point: bool = False,
     ) -> dict[str, Any]:
         """Try to leave the contest with an unrelated action (§5.3.9).
 
@@ -207,13 +234,14 @@ class ExtendedContest(ExtendedContestBase):
         `opponent_rating` (default: the other side's current ability or resistance).
         Any victory ends the contest with nobody winning it; any defeat keeps the side
         in and transfers part of its current AP to the other side; a tie changes
-        nothing. `hero_point` is the PC's, on the PC's roll, whichever side that is.
+        nothing. `hero_point` is the PC's, on the PC's roll, whichever side that is;
+        `opponent_hero_point` a PC opponent's (R18.8).
         """
         side = self._check_side(side)
         self._check_turn(side)
         round_now = self.round
         other = _other(side)
-        if side == "opponent" and rating is not None:
+        if not self.sides[side].is_pc and rating is not None:
             raise RulesError("the GM disengages with the resistance's own rating (§5.3.9)")
         mine, bumps = ability_in_use(
             self.sides[side].tn, self.sides[side].bumps, rating, "the disengaging ability"
@@ -223,15 +251,26 @@ class ExtendedContest(ExtendedContestBase):
         )
         roll = read_roll(roll, f"the {side}'s roll")
         opponent_roll = read_roll(opponent_roll, f"the {other}'s roll")
-        hero_point = read_flag(hero_point, "hero_point")
+        spent = {
+            "pc": read_flag(hero_point, "hero_point"),
+            "opponent": read_flag(opponent_hero_point, "opponent_hero_point"),
+        }
         attempt = roll_disengagement(
-            self._side_roll(side, mine, roll, hero_point, bumps),
-            self._side_roll(other, theirs, opponent_roll, hero_point, their_bumps),
+            self._side_roll(side, mine, roll, spent[side], bumps, own_ability=rating is None),
+            self._side_roll(
+                other,
+                theirs,
+                opponent_roll,
+                spent[other],
+                their_bumps,
+                own_ability=opponent_rating is None,
+            ),
             current_ap=self.sides[side].ap,
             better_roll=self.better_roll,
         )
-        if hero_point:
-            self.sides["pc"].hero_points_spent += 1
+        for who in SIDES:
+            if spent[who]:
+                self.sides[who].hero_points_spent += 1
         self.sides[side].ap -= attempt.transfer
         self.sides[other].ap += attempt.transfer
         if attempt.left:
@@ -241,7 +280,8 @@ class ExtendedContest(ExtendedContestBase):
             "round": round_now,
             "actor": side,
             **attempt.log,
-            "hero_point": hero_point,
+            "hero_point": spent["pc"],
+            "opponent_hero_point": spent["opponent"],
             "outcome": outcome_words(attempt.outcome.level),
             "left": attempt.left,
             "change": {side: -attempt.transfer, other: attempt.transfer},
@@ -253,7 +293,13 @@ class ExtendedContest(ExtendedContestBase):
 
     @action
     def switch_ability(
-        self, *, side: str, rating: int | str, modifier: int | list[int] = 0, bumps: int = 0
+        self,
+        *,
+        side: str,
+        rating: int | str,
+        modifier: int | list[int] = 0,
+        bumps: int = 0,
+        stretched: bool = False,
     ) -> None:
         """Pursue the prize with another ability (§5.3.8): AP stay as they are.
 
@@ -271,12 +317,15 @@ class ExtendedContest(ExtendedContestBase):
         new_rating = read_rating(rating, "the new ability's rating")
         modifier = total_modifier(modifier, "modifier")
         bumps = read_int(bumps, "bumps")
-        if side == "opponent" and (modifier or bumps):
+        stretched = read_flag(stretched, "stretched")
+        if not self.sides[side].is_pc and (modifier or bumps or stretched):
             raise RulesError(
-                "modifiers and bumps never apply to a resistance (R2): give it another rating"
+                "modifiers, stretches and bumps never apply to a resistance (R2): give it "
+                "another rating"
             )
         contestant = self.sides[side]
         contestant.rating, contestant.modifier, contestant.bumps = str(new_rating), modifier, bumps
+        contestant.stretched = stretched
 
     @action
     def gift(

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import IllegalAction, RulesError
-from ..inputs import read_better_roll, read_flag, read_int, read_rating
+from ..inputs import read_better_roll
 from ..machine import ContestMachine
 from ..outcomes import is_clearly_inferior
 from ..ratings import Rating
+from ..results import ContestOutcome
+from ..sides import SideInput, read_sides
 from ..states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
 from .rolls import SideRoll
 from .tables import (
@@ -23,7 +25,6 @@ from .tables import (
     pc_bid_limit,
     pc_bid_reason,
     starting_ap,
-    total_modifier,
 )
 
 Side = Literal["pc", "opponent"]
@@ -46,6 +47,11 @@ class _Contestant:
     ap: int
     hero_points_spent: int = 0
     used: list[int] = field(default_factory=list)
+    # A player's side (§2.3.1.2, R18.8): hero points, desperation stakes, parting shots.
+    is_pc: bool = False
+    # §2.10 (R18.4): the ability in use is a stretch.
+    stretched: bool = False
+    name: str = ""
 
     @property
     def tn(self) -> Rating:
@@ -61,6 +67,8 @@ class _Contestant:
             "starting_ap": self.starting_ap,
             "ap": self.ap,
             "hero_points_spent": self.hero_points_spent,
+            "is_pc": self.is_pc,
+            "stretched": self.stretched,
         }
 
 
@@ -75,14 +83,11 @@ class ExtendedContestBase(ContestMachine):
     def _start(
         self,
         *,
-        pc: int | str,
-        opponent: int | str,
-        pc_modifiers: int | list[int] = 0,
+        pc: SideInput | dict[str, Any] | int | str,
+        opponent: SideInput | dict[str, Any] | int | str,
         pc_followers: list[int | str] | tuple[int | str, ...] = (),
-        pc_bumps: int = 0,
         better_roll: str = "high",
         first: str = "pc",
-        opponent_is_pc: bool = False,
     ) -> None:
         if first not in SIDES:
             raise RulesError(f"first must be 'pc' or 'opponent', not {first!r}")
@@ -90,33 +95,30 @@ class ExtendedContestBase(ContestMachine):
             raise RulesError(f"pc_followers must be a list of ratings, not {pc_followers!r}")
         self.better_roll = read_better_roll(better_roll)
         self.first: Side = first  # type: ignore[assignment]
-        # A PC opponent (two PCs, §2.3.1.2) may take a parting shot; a resistance never
-        # does (R18.2, the 2.2 changes: "only a PC should use a parting shot").
-        self.opponent_is_pc = read_flag(opponent_is_pc, "opponent_is_pc")
-        modifier = total_modifier(pc_modifiers, "pc_modifiers")
-        pc_start = starting_ap(pc, modifier, pc_followers)
-        opponent_start = starting_ap(opponent)
-        self.sides: dict[str, _Contestant] = {
-            "pc": _Contestant(
-                str(read_rating(pc, "the PC's rating")),
+        inputs = read_sides(pc, opponent)
+        self.sides: dict[str, _Contestant] = {}
+        for side, given in inputs.items():
+            # §5.3.1 step 2: the starting AP are the TN with its lasting modifiers, and
+            # a PC's followers' ratings (§5.3.1, the PC's side only).
+            modifier = given.target.rating.total - given.rating.total
+            followers = pc_followers if side == "pc" else ()
+            start = starting_ap(given.rating.total, modifier, followers)
+            self.sides[side] = _Contestant(
+                str(given.rating),
                 modifier,
-                read_int(pc_bumps, "pc_bumps"),
-                pc_start,
-                pc_start,
-            ),
-            "opponent": _Contestant(
-                str(read_rating(opponent, "the opponent's rating")),
-                0,
-                0,
-                opponent_start,
-                opponent_start,
-            ),
-        }
-        for name, contestant in self.sides.items():
+                given.total_bumps,
+                start,
+                start,
+                is_pc=given.is_pc,
+                stretched=given.stretched,
+                name=given.name,
+            )
+        for contestant in self.sides.values():
             if contestant.starting_ap < 1:
                 raise RulesError(
-                    f"the {name} would start with {contestant.starting_ap} AP: a side needs at "
-                    "least 1 AP to enter an extended contest (settle it with a simple contest)"
+                    f"{contestant.name} would start with {contestant.starting_ap} AP: a side "
+                    "needs at least 1 AP to enter an extended contest (settle it with a simple "
+                    "contest)"
                 )
             contestant.used.append(contestant.tn.total)
         self.turns_taken = 0
@@ -219,14 +221,41 @@ class ExtendedContestBase(ContestMachine):
         # exchange caused it: nothing else is played once a side is down.
         if self.exchanges[-1]["kind"] != "exchange":
             return None
-        if self.winner == "opponent" and not self.opponent_is_pc:
+        if not self.sides[self.winner].is_pc:
             return None  # R18.2: the resistance takes no parting shot
         return self.winner
+
+    @property
+    def outcome(self) -> ContestOutcome | None:
+        """The result once over (None before), in the shape every machine gives: the
+        loser's consequence and the winner's benefit from the loser's final AP, the
+        benefit for a player's side only (§5.3.2.4, §2.11.2, R10)."""
+        suggested = self.consequences
+        if suggested is None:
+            return None
+        consequences = {
+            side: state if state is not None and state.is_adversity else None
+            for side, state in suggested.items()
+        }
+        benefits = {
+            side: state
+            if state is not None and state.is_fortune and self.sides[side].is_pc
+            else None
+            for side, state in suggested.items()
+        }
+        return ContestOutcome(
+            winner=self.winner,
+            degree=self.degree,
+            consequences=consequences,
+            benefits=benefits,
+            ended_by=self.ended_by,
+        )
 
     def bid_limit(self, side: str) -> int:
         """The largest bid `side` may make now (§5.3.2.1, §5.3.6, R13)."""
         contestant = self.sides[self._check_side(side)]
-        if side == "pc":
+        if contestant.is_pc:
+            # §5.3.6: a player (either PC of two, R18.8) may stake up to its starting AP.
             return pc_bid_limit(contestant.ap, contestant.starting_ap)
         return max(contestant.ap, 0)
 
@@ -271,21 +300,43 @@ class ExtendedContestBase(ContestMachine):
             )
 
     def _side_roll(
-        self, side: Side, ability: Rating, roll: int, hero_point: bool, bumps: int | None = None
+        self,
+        side: Side,
+        ability: Rating,
+        roll: int,
+        hero_point: bool,
+        bumps: int | None = None,
+        *,
+        own_ability: bool = True,
     ) -> SideRoll:
-        """`side`'s roll with `ability`: the PC's `hero_point` applies only to the PC's
-        roll, and `bumps` default to the side's lasting bumps (a resistance has none, R2)."""
+        """`side`'s roll with `ability`: `hero_point` is that side's own (refused for
+        the GM's side), `bumps` default to its lasting bumps, and a stretch caps its big
+        wins when it rolls its own ability (§2.10, R18.4)."""
+        contestant = self.sides[side]
+        if hero_point and not contestant.is_pc:
+            raise IllegalAction(
+                f"{self._label(side)} is the GM's: only player characters spend hero points"
+            )
         return SideRoll(
-            f"the {side}",
+            self._label(side),
             ability,
             roll,
-            hero_point and side == "pc",
-            self.sides[side].bumps if bumps is None else bumps,
+            hero_point,
+            contestant.bumps if bumps is None else bumps,
+            contestant.stretched and own_ability,
         )
+
+    def _label(self, side: Side) -> str:
+        return self.sides[side].name or f"the {side}"
+
+    @property
+    def opponent_is_pc(self) -> bool:
+        """Two PCs contend (§2.3.1.2, R18.8)."""
+        return self.sides["opponent"].is_pc
 
     def _check_bid(self, side: Side, bid: Any) -> int:
         contestant = self.sides[side]
-        if side == "pc":
+        if contestant.is_pc:
             reason = pc_bid_reason(contestant.ap, contestant.starting_ap)
             return check_bid(bid, self.bid_limit(side), "your", reason)
         return check_bid(
