@@ -463,6 +463,19 @@ class HealForm(forms.Form):
     reason = forms.CharField(max_length=150, required=False)
 
 
+class WherewithalForm(forms.Form):
+    outcome = forms.TypedChoiceField(
+        coerce=int,
+        choices=HEALING_OUTCOMES,
+        help_text="The outcome of the contest of wherewithal against a moderate resistance.",
+    )
+    waive_bump = forms.BooleanField(
+        required=False,
+        label="Waive the bump down (a major or complete victory only)",
+    )
+    reason = forms.CharField(max_length=150, required=False)
+
+
 class ClearForm(forms.Form):
     reason = forms.CharField(max_length=200)
 

@@ -308,6 +308,21 @@ class Condition(models.Model):
     )
     end_reason = models.CharField(max_length=200, blank=True)
 
+    class FinalAction(models.TextChoices):
+        """A doomed character's contest of wherewithal (§2.11.1.5)."""
+
+        NOT_TRIED = "", "Not tried"
+        BUMP = "bump", "A final action, with a bump down"
+        CLEAN = "clean", "A final action, the bump down waived"
+        REFUSED = "refused", "No final action: the contest of wherewithal was lost"
+
+    # §2.11.1.5 (R18.7): a failed intervention leaves a dying character doomed; only a
+    # final action remains, after a contest of wherewithal.
+    doomed = models.BooleanField(default=False)
+    final_action = models.CharField(
+        max_length=8, choices=FinalAction.choices, blank=True, default=FinalAction.NOT_TRIED
+    )
+
     class Meta:
         ordering = ["created_at", "id"]
 
@@ -315,9 +330,21 @@ class Condition(models.Model):
         return f"{self.get_state_display()} ({self.character})"
 
     @property
+    def may_try_wherewithal(self) -> bool:
+        return self.doomed and self.ended_at is None and not self.final_action
+
+    @property
+    def grants_final_action(self) -> bool:
+        return self.doomed and self.final_action in (
+            self.FinalAction.BUMP,
+            self.FinalAction.CLEAN,
+        )
+
+    @property
     def heals(self) -> bool:
-        """Healing removes hurt, impaired, injured and dying (§2.11.3)."""
-        return RulesState(self.state) in HEALING_RESISTANCE_CLASS
+        """Healing removes hurt, impaired, injured and dying (§2.11.3), but a doomed
+        character's one attempt is spent (§2.11.1.5)."""
+        return RulesState(self.state) in HEALING_RESISTANCE_CLASS and not self.doomed
 
 
 class LedgerReason(models.TextChoices):

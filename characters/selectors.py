@@ -11,7 +11,7 @@ from campaigns.models import Campaign
 from contests.rules import Rating
 from contests.rules.advancement import catch_up_candidates
 from contests.rules.creation import points_spent
-from contests.rules.modifiers import flaw_penalty, target_number
+from contests.rules.modifiers import FINAL_ACTION, flaw_penalty, target_number
 from contests.rules.outcomes import can_act
 from contests.rules.states import State
 
@@ -68,8 +68,17 @@ def ability_rating(ability: Ability) -> int:
 
 
 def ability_states(ability: Ability) -> list[str]:
-    """The states of adversity and fortune now recorded against this ability."""
-    return [c.state for c in ability.conditions.filter(ended_at__isnull=True)]
+    """The states of adversity and fortune now recorded against this ability. A doomed
+    character roused to a final action (§2.11.1.5) acts despite dying: with a bump down
+    (the state and FINAL_ACTION), or none when the GM waived it (the state left out)."""
+    states = []
+    for condition in ability.conditions.filter(ended_at__isnull=True):
+        if condition.grants_final_action:
+            if condition.final_action == Condition.FinalAction.BUMP:
+                states += [condition.state, FINAL_ACTION]
+            continue
+        states.append(condition.state)
+    return states
 
 
 def _line(
@@ -84,7 +93,14 @@ def _line(
         line.points = points.get(ability.name)
     if not states:
         return line
-    if not can_act(states):
+    final = [c for c in conditions if c.grants_final_action]
+    if final:
+        # §2.11.1.5: roused to a final action: dying is a bump down, or nothing if waived.
+        bump = any(c.final_action == Condition.FinalAction.BUMP for c in final)
+        states = [s for s in states if s is not State.DYING] + (
+            [State.DYING, FINAL_ACTION] if bump else []
+        )
+    elif not can_act(states):
         line.blocked = (
             "dead" if State.DEAD in states else "dying: no action but a final action (§2.11.1.5)"
         )

@@ -53,6 +53,11 @@ urlpatterns = [
         name="condition_heal",
     ),
     path(
+        "<int:character_id>/conditions/<int:condition_id>/wherewithal/",
+        views.condition_wherewithal,
+        name="condition_wherewithal",
+    ),
+    path(
         "<int:character_id>/conditions/<int:condition_id>/clear/",
         views.condition_clear,
         name="condition_clear",

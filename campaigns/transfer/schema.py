@@ -273,6 +273,9 @@ CONDITION = Section(
         _when("ended_at"),
         _user("ended_by"),
         _text("end_reason"),
+        # §2.11.1.5: a doomed character and their contest of wherewithal.
+        _value("doomed", False, cast=bool),
+        _text("final_action"),
     ),
 )
 

@@ -39,6 +39,7 @@ from .conditions import (
     character_condition_clear,
     character_condition_heal,
     character_conditions_wane,
+    character_wherewithal,
 )
 from .creation import (
     DETAIL_FIELDS,
@@ -79,6 +80,7 @@ __all__ = [
     "character_condition_apply",
     "character_condition_clear",
     "character_condition_heal",
+    "character_wherewithal",
     "character_conditions_wane",
     "character_create",
     "character_creation_finish",

@@ -13,6 +13,7 @@ from contests.rules.errors import RulesError
 from contests.rules.outcomes import (
     apply_benefit,
     apply_consequence,
+    contest_of_wherewithal,
     healed_state,
     update_abilities,
     wane,
@@ -123,6 +124,13 @@ def character_condition_heal(
     Returns the condition the abilities now hold (None when healed)."""
     lock(character)
     condition = _active_condition(character, condition)
+    if condition.doomed:
+        # §2.11.1.5: "the character typically has just enough time left for the other
+        # characters to make this one attempt"; a failed one dooms them.
+        raise ValidationError(
+            f"{character.name} is doomed: the one attempt to save them failed (§2.11.1.5). "
+            "Only a final action remains, after a contest of wherewithal."
+        )
     try:
         after = healed_state(condition.state, outcome)
         how = describe_level(outcome)
@@ -143,9 +151,55 @@ def character_condition_heal(
         cause=f"{condition.get_state_display().lower()}, then {why}"[:200],
         contest_id=condition.contest_id,
         applied_by=actor,
+        doomed=doomed,
     )
     replacement.abilities.set(condition.abilities.all())
     return replacement
+
+
+@transaction.atomic
+def character_wherewithal(
+    *,
+    character: Character,
+    actor,
+    condition: Condition,
+    outcome: int,
+    waive_bump: bool = False,
+    reason: str = "",
+) -> Condition:
+    """A doomed character's contest of wherewithal, against a moderate resistance
+    (§2.11.1.5): a victory rouses them to one final action (a bump down on related
+    abilities, which the GM may waive after a major or complete victory); a tie or a
+    defeat leaves them none. One try. Returns the condition, its `final_action` set."""
+    lock(character)
+    condition = _active_condition(character, condition)
+    if not condition.doomed:
+        raise ValidationError(
+            "A contest of wherewithal is for a doomed character: one whose saving "
+            "intervention failed (§2.11.1.5)."
+        )
+    if condition.final_action:
+        raise ValidationError(
+            f"{character.name} has had their contest of wherewithal: "
+            f"{condition.get_final_action_display().lower()}."
+        )
+    try:
+        result = contest_of_wherewithal(outcome, waive_bump=waive_bump)
+        how = describe_level(outcome)
+    except RulesError as exc:
+        raise invalid(exc) from exc
+    if not result.roused:
+        condition.final_action = Condition.FinalAction.REFUSED
+    elif result.bump_down:
+        condition.final_action = Condition.FinalAction.BUMP
+    else:
+        condition.final_action = Condition.FinalAction.CLEAN
+    note = f"; contest of wherewithal, {how}: {result.describe}"
+    if reason.strip():
+        note += f" ({reason.strip()})"
+    condition.cause = (condition.cause + note)[:200]
+    condition.save(update_fields=["final_action", "cause"])
+    return condition
 
 
 @transaction.atomic

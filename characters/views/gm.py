@@ -100,6 +100,29 @@ def condition_heal(request: HttpRequest, character_id: int, condition_id: int) -
 
 
 @require_POST
+def condition_wherewithal(
+    request: HttpRequest, character_id: int, condition_id: int
+) -> HttpResponse:
+    """The GM records a doomed character's contest of wherewithal (§2.11.1.5)."""
+    character, _ = get_character_for_gm(request.user, character_id)
+    condition = get_object_or_404(character.conditions, pk=condition_id)
+    return submit(
+        request,
+        character,
+        "wherewithal",
+        lambda d: services.character_wherewithal(
+            character=character,
+            actor=request.user,
+            condition=condition,
+            outcome=d["outcome"],
+            waive_bump=d["waive_bump"],
+            reason=d["reason"],
+        ),
+        lambda after: f"{after.get_final_action_display()}.",
+    )
+
+
+@require_POST
 def condition_clear(request: HttpRequest, character_id: int, condition_id: int) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     condition = get_object_or_404(character.conditions, pk=condition_id)

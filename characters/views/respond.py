@@ -36,6 +36,7 @@ def page_context(
     # The conditions' heal and clear reasons are written out by hand, one per condition.
     context["reason_limits"] = {
         "heal": forms.HealForm.base_fields["reason"].max_length,
+        "wherewithal": forms.WherewithalForm.base_fields["reason"].max_length,
         "clear": forms.ClearForm.base_fields["reason"].max_length,
     }
     return context
@@ -64,6 +65,7 @@ FORMS: dict[str, Callable[[Character, Any], Form]] = {
     "directed_new": lambda c, data: forms.DirectedNewAbilityForm(data),
     "condition": lambda c, data: forms.ConditionForm(data, character=c),
     "heal": lambda c, data: forms.HealForm(data),
+    "wherewithal": lambda c, data: forms.WherewithalForm(data),
     "clear": lambda c, data: forms.ClearForm(data),
     "wane": lambda c, data: forms.WaneForm(data),
     "action": lambda c, data: Form(data),

@@ -247,6 +247,11 @@ class TargetNumber:
         }
 
 
+FINAL_ACTION = "final action"
+"""Among a TN's states, marks a dying character's granted final action (§2.11.1.5):
+the dying state then takes a bump down instead of forbidding action."""
+
+
 def target_number(
     base: Rating | int | str,
     *,
@@ -259,7 +264,8 @@ def target_number(
 
     `modifiers` are Modifier lines (stretch, situational, flaw...); `augments` are
     Augment objects (from an AugmentTracker) or plain bonuses; `states` are the states
-    recorded against this ability. All of them stack. Bonuses can raise the rating to a
+    recorded against this ability (with FINAL_ACTION among them, a dying state is a
+    granted final action's bump down). All of them stack. Bonuses can raise the rating to a
     new mastery and penalties can lose one (R1); heroic adds a bump up, a stretch taken
     as a bump down and a dying final action a bump down.
 
@@ -283,6 +289,10 @@ def target_number(
             lines.append(Modifier("augment", value=augment, kind="augment"))
         else:
             raise RulesError(f"augments must be Augment objects or whole numbers, not {augment!r}")
+    states = list(states)
+    if FINAL_ACTION in states:
+        final_action = True
+        states = [state for state in states if state != FINAL_ACTION]
     for state in states:
         lines.append(state_modifier(state, final_action=final_action))
     return TargetNumber(

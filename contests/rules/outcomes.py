@@ -327,6 +327,55 @@ def wane(states: Iterable[State | str], *, at: WaneAt = "session_end") -> States
     return tuple(s for s in current if s not in gone)
 
 
+# --- A doomed character's final action (§2.11.1.5) --------------------------------------
+
+WHEREWITHAL_RESISTANCE = "moderate"
+"""§2.11.1.5: "A contest of wherewithal faces a moderate resistance"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wherewithal:
+    """What a contest of wherewithal decides for a doomed character (§2.11.1.5):
+    whether they rouse themselves to one final action, and whether it takes the bump
+    down on related abilities (the GM may waive it after a major or complete victory)."""
+
+    roused: bool
+    bump_down: bool
+    may_waive: bool
+
+    @property
+    def describe(self) -> str:
+        if not self.roused:
+            return "too weak to act: no final action"
+        if self.bump_down:
+            return "a final action, with a bump down on related abilities"
+        return "a final action, the bump down waived"
+
+
+def contest_of_wherewithal(outcome: Outcome | int, *, waive_bump: bool = False) -> Wherewithal:
+    """A doomed character's contest of wherewithal, before a final action (§2.11.1.5):
+    any victory rouses them to it, with "an automatic bump down penalty whenever you use
+    any related ability"; "your GM may choose to ignore the bump down if you score a
+    major or complete victory". A tie or any defeat: no final action.
+
+    >>> contest_of_wherewithal(2).describe
+    'a final action, with a bump down on related abilities'
+    >>> contest_of_wherewithal(3, waive_bump=True).bump_down, contest_of_wherewithal(0).roused
+    (False, False)
+    """
+    level = _level(outcome)
+    if not isinstance(waive_bump, bool):
+        raise RulesError(f"waive_bump must be true or false, not {waive_bump!r}")
+    may_waive = level >= 3
+    if waive_bump and not may_waive:
+        raise RulesError(
+            "the GM may waive the bump down only after a major or complete victory on the "
+            "contest of wherewithal (§2.11.1.5)"
+        )
+    roused = level > 0
+    return Wherewithal(roused=roused, bump_down=roused and not waive_bump, may_waive=may_waive)
+
+
 # --- Advanced outcome rules -----------------------------------------------------------
 
 

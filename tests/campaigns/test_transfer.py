@@ -542,3 +542,28 @@ def test_members_download_the_chronicle(client, played_campaign):
     response = client.get(reverse("campaign_export_markdown", args=[played_campaign.pk]))
     assert response["Content-Type"] == "text/markdown; charset=utf-8"
     assert "### Session 2: Flood" in response.content.decode()
+
+
+def test_a_doomed_characters_final_action_survives_the_round_trip(played_campaign):
+    """§2.11.1.5: doomed, and roused by a contest of wherewithal: both come back."""
+    tamsin = Character.objects.get(name="Tamsin Reedwalker")
+    gm = played_campaign.gm
+    dying = character_services.character_condition_apply(
+        character=tamsin,
+        actor=gm,
+        state="dying",
+        abilities=[Ability.objects.get(character=tamsin, name="Knife Fighting")],
+    )
+    doomed = character_services.character_condition_heal(
+        character=tamsin, actor=gm, condition=dying, outcome=-2
+    )
+    character_services.character_wherewithal(
+        character=tamsin, actor=gm, condition=doomed, outcome=3, waive_bump=True
+    )
+    exported = campaign_export(played_campaign)
+    wipe(played_campaign)
+    campaign_import(data=exported)
+    restored = Condition.objects.get(
+        character__name="Tamsin Reedwalker", state="dying", ended_at__isnull=True
+    )
+    assert (restored.doomed, restored.final_action) == (True, Condition.FinalAction.CLEAN)

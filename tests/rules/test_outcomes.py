@@ -382,3 +382,22 @@ def test_escalation_only_into_scored_or_chained():
         escalation_first_round(simple_contest(14, 9, 14, 5), into="extended")
     with pytest.raises(RulesError):
         escalation_first_round(2)
+
+
+# §2.11.1.5: the contest of wherewithal, every level of its outcome.
+@pytest.mark.parametrize(
+    ("level", "roused", "may_waive"),
+    [(4, True, True), (3, True, True), (2, True, False), (1, True, False), (0, False, False)]
+    + [(level, False, False) for level in (-1, -2, -3, -4)],
+)
+def test_a_contest_of_wherewithal_rouses_on_any_victory_2_11_1_5(level, roused, may_waive):
+    from contests.rules.outcomes import contest_of_wherewithal
+
+    result = contest_of_wherewithal(level)
+    assert (result.roused, result.bump_down, result.may_waive) == (roused, roused, may_waive)
+    if may_waive:
+        waived = contest_of_wherewithal(level, waive_bump=True)
+        assert (waived.roused, waived.bump_down) == (True, False)
+    else:
+        with pytest.raises(RulesError, match="only after a major or complete victory"):
+            contest_of_wherewithal(level, waive_bump=True)
