@@ -41,6 +41,10 @@ class EventType(models.TextChoices):
     AUTOMATIC_VICTORY = "automatic_victory", "took an automatic victory"
     PYRRHIC = "pyrrhic", "fought for a pyrrhic victory"
     ESCALATE = "escalate", "escalated the contest"
+    CONFUSING_TIE = "confusing_tie", "ruled the tie a marginal victory"
+    # -- the GM's rulings of R18.10 in other kinds
+    NO_RELEVANT_ABILITY = "no_relevant_ability", "ruled there is no relevant ability"
+    BOTH_FUMBLE = "both_fumble", "ruled a double fumble a marginal defeat"
     # -- long contests
     BID = "bid", "bid"
     PARTING_SHOT = "parting_shot", "took a parting shot"

@@ -197,6 +197,18 @@ class Narrate(Data):
     narration: Text()
 
 
+class ConfusingTie(Data):
+    pass
+
+
+class BothFumble(Data):
+    participant: Name
+
+
+class NoRelevantAbility(Holder):
+    pass
+
+
 class Escalate(Data):
     into: OneOf(ESCALATIONS)
 
@@ -335,6 +347,9 @@ DATA_MODELS: dict[str, type[Data]] = {
     "automatic_victory": Nothing,
     "pyrrhic": Nothing,
     "escalate": Escalate,
+    "confusing_tie": ConfusingTie,
+    "both_fumble": BothFumble,
+    "no_relevant_ability": NoRelevantAbility,
     "bid": Bid,
     "parting_shot": PartingShot,
     "unrelated_action": UnrelatedAction,

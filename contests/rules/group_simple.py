@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .dice import Result
-from .errors import RulesError
+from .errors import IllegalAction, RulesError
 from .simple import DEGREES, Degree, Outcome, Winner, describe_level, winner_and_degree
+from .states import CONSEQUENCE_OF_DEFEAT, State
 
 # §4.2.2 Group Simple Contest Table: outcome points by how many steps apart the two
 # results are. Same result: 1 to the better roll (R7: equal rolls score nothing).
@@ -198,3 +199,28 @@ def group_simple_contest(outcomes: Iterable[Outcome], *, boost: int = 0) -> Grou
         unboosted_level=unboosted,
         level=boosted_level(unboosted, boost),
     )
+
+
+def both_fumbled(outcome: Outcome) -> bool:
+    """Did a pairing's two contestants both fumble (§4.4.2: the table's "Tie*")?"""
+    return outcome.pc_result is Result.FUMBLE and outcome.opponent_result is Result.FUMBLE
+
+
+def both_fumble_defeat(outcome: Outcome) -> State:
+    """The GM's option of §4.4.2's footnote in a group simple contest: "your GM may
+    declare that both contestants suffer a marginal defeat to indicate that, although
+    their results cancel out with respect to each other, their situation worsens
+    compared to other contestants". The contestant's consequence of that defeat (R10);
+    refused unless both fumbled. The pairing's points are unchanged.
+
+    >>> from .simple import compare_results
+    >>> both_fumble_defeat(compare_results(Result.FUMBLE, Result.FUMBLE, 20, 20))
+    <State.HURT: 'hurt'>
+    """
+    if not both_fumbled(outcome):
+        raise IllegalAction(
+            "only a pairing where both contestants fumbled can be ruled a marginal defeat "
+            f"for both (§4.4.2); this one was {outcome.pc_result.label} against "
+            f"{outcome.opponent_result.label}"
+        )
+    return CONSEQUENCE_OF_DEFEAT["marginal"]

@@ -313,3 +313,32 @@ def simple_contest(
     if opponent_hero_point:
         outcome = spend_hero_point(outcome, side="opponent")
     return outcome
+
+
+# -- The GM's options at the table (R18.10) -----------------------------------------------
+
+NO_RELEVANT_ABILITY = 6
+"""§2.1.2.1: "you may still enter into conflict with the story obstacle using a minimum
+base target number of 6"; modifiers apply to it as to a rating."""
+
+
+def confusing_tie(outcome: Outcome, *, against_a_pc: bool = False) -> Outcome:
+    """The GM rules a tie that is hard to picture a marginal victory for the PC
+    (§2.3.5.2, §2.10: "If this is confusing, and you are not contending with another PC,
+    your GM can rule that you gain a marginal victory"). Refused for any other outcome,
+    and between two PCs.
+
+    >>> tie = compare_results(Result.FUMBLE, Result.FUMBLE, 20, 20)
+    >>> confusing_tie(tie).describe
+    'marginal victory'
+    """
+    if outcome.winner is not None:
+        raise IllegalAction(
+            f"only a tie can be ruled a marginal victory (§2.3.5.2); this is a {outcome.describe}"
+        )
+    if against_a_pc:
+        raise IllegalAction(
+            "a tie between two player characters stands: the GM rules a confusing tie a "
+            "marginal victory only against a resistance (§2.10)"
+        )
+    return replace(outcome, winner="pc", degree="marginal")

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from ..rules import DEGREES, IllegalAction, Rating, RulesError, State, simple_odds
 from ..rules.odds import odds_summary, outcome_percentages
+from ..rules.simple import NO_RELEVANT_ABILITY
 from .base import (
     GM,
     SIDES,
@@ -216,6 +217,14 @@ class GroupFlow(GroupFraming):
                         "choose_ability", "Choose an ability", (self._pick(rateable), *rated)
                     )
                 )
+            players = [n for n in rateable if self.participant(n)["character_id"] is not None]
+            if actor.is_gm and players and not self.started:
+                # §2.1.2.1, R18.10: the GM's ruling that nothing on the sheet applies.
+                offers.append(
+                    AvailableAction(
+                        "no_relevant_ability", "No relevant ability: TN 6", (self._pick(players),)
+                    )
+                )
             if mine:
                 tactics = choice(
                     "round_tactic",
@@ -322,6 +331,26 @@ class GroupFlow(GroupFraming):
             states=states,
         )
         self._refresh_sides()
+
+    def _do_no_relevant_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM rules that no ability on a player's sheet applies: a base TN of 6,
+        modifiers still applying (§2.1.2.1, R18.10)."""
+        self._require_gm(actor, "rule that no ability applies")
+        self._require_phase("preparing")
+        name = read_name(data, "participant")
+        participant = self.participant(name)
+        if participant["character_id"] is None:
+            raise IllegalAction(f"{name} is the GM's: give them a rating")
+        if self.state["machine"] is not None:
+            raise IllegalAction("the contest has started: switch abilities instead")
+        self._set_ability(
+            participant,
+            {"ability": "No relevant ability", "rating": NO_RELEVANT_ABILITY, "states": []},
+        )
+        return {
+            "summary": f"{name} has no relevant ability: a base TN of {NO_RELEVANT_ABILITY} "
+            f"(§2.1.2.1); TN {self.tn(participant).rating}"
+        }
 
     def _do_set_tactic(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """A participant's tactic in words, and in a scored contest the tactic of their

@@ -19,6 +19,7 @@ from ..rules import (
     simple_contest,
     spend_hero_point,
 )
+from ..rules.group_simple import both_fumble_defeat, both_fumbled
 from .base import Actor, AvailableAction, Roller, read_roll
 from .group import GroupFlow, Roll, read_name
 
@@ -51,7 +52,20 @@ class GroupSimpleFlow(GroupFlow):
     def _kind_offers(
         self, actor: Actor, mine: list[str], hero_points: Mapping[int, int]
     ) -> list[AvailableAction]:
-        """Before the roll: hero points toward a boost (§4.5.3) and the GM's roll."""
+        """Before the roll: hero points toward a boost (§4.5.3) and the GM's roll. Once
+        decided: the GM's ruling on a pairing where both fumbled (§4.4.2, R18.10)."""
+        if self.phase == "resolved" and actor.is_gm:
+            fumbled = self._both_fumbled()
+            if not fumbled:
+                return []
+            return [
+                AvailableAction(
+                    "both_fumble",
+                    "Both fumbled: a marginal defeat for them (§4.4.2)",
+                    (self._pick(fumbled),),
+                    confirm=True,
+                )
+            ]
         if self.phase != "preparing":
             return []
         offers = []
@@ -247,6 +261,45 @@ class GroupSimpleFlow(GroupFlow):
             f"{name} spends a hero point: {before['describe']} becomes {after['describe']}",
             f"{name} spends a hero point: {before['pc_result']} becomes {after['pc_result']}",
         )
+
+    def _both_fumbled(self) -> list[str]:
+        """The player participants whose pairing both fumbled and who are not yet ruled
+        to suffer a marginal defeat for it."""
+        outcome = self.state.get("outcome") or {}
+        ruled = set(outcome.get("both_fumbled", []))
+        return [
+            p["participant"]
+            for p in outcome.get("pairings", [])
+            if p["participant"] not in ruled
+            and self.participant(p["participant"])["character_id"] is not None
+            and both_fumbled(self._pairing_outcome(p))
+        ]
+
+    def _do_both_fumble(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM declares that a participant who fumbled against a fumbling resistance
+        suffers a marginal defeat (§4.4.2's footnote, R18.10): their own consequence in
+        place of the group's; the points stand."""
+        self._require_gm(actor, "rule on a double fumble")
+        self._require_phase("resolved")
+        name = read_name(data, "participant")
+        outcome = self.state["outcome"]
+        pairing = next((p for p in outcome["pairings"] if p["participant"] == name), None)
+        if pairing is None:
+            raise IllegalAction(f"{name} did not roll in this contest")
+        if name in outcome.get("both_fumbled", []):
+            raise IllegalAction(f"{name}'s double fumble is already ruled a marginal defeat")
+        state = both_fumble_defeat(self._pairing_outcome(pairing))
+        if self.participant(name)["character_id"] is None:
+            raise IllegalAction(f"{name} is the GM's: only a player's character takes the state")
+        outcome.setdefault("both_fumbled", []).append(name)
+        self.state["suggested"] = [
+            s for s in self.state["suggested"] if s.get("participant") != name
+        ]
+        self._suggest(name, state.value)
+        return {
+            "summary": f"{name} and {self.resistance['name']} both fumbled: the GM rules a "
+            f"marginal defeat for {name}, who is {state.value} (§4.4.2)"
+        }
 
     def _settle(self, data: dict[str, Any]) -> dict:
         pending = self.state["pending"]

@@ -33,7 +33,7 @@ from ..rules import (
     spend_hero_point,
 )
 from ..rules.odds import odds_summary
-from ..rules.simple import cap_stretched
+from ..rules.simple import NO_RELEVANT_ABILITY, cap_stretched
 from .base import (
     SIDES,
     ActionInput,
@@ -68,6 +68,9 @@ REFUSALS = {
     "gift": "AP gifts go to a side of an extended contest under way",
     "automatic_victory": "frame an automatic victory to grant one",
     "escalate": "only a plain simple contest escalates (§2.8.2)",
+    "confusing_tie": "only a simple contest's tie can be ruled a marginal victory (§2.3.5.2)",
+    "both_fumble": "two contestants who both fumbled are paired only in a group simple "
+    "contest (§4.4.2)",
 }
 
 
@@ -232,6 +235,16 @@ class TableFlow(SharedOffers):
                         "set_tactic", "Describe your tactic", (self._key(mine), tactic, tactics)
                     )
                 )
+            players = [(side, name) for side, name in mine if self.is_player_side(side)]
+            if actor.is_gm and players and not self.started:
+                # §2.1.2.1, R18.10: the GM's ruling that nothing on the sheet applies.
+                offers.append(
+                    AvailableAction(
+                        "no_relevant_ability",
+                        "No relevant ability: TN 6",
+                        (self._key(players),),
+                    )
+                )
             if self.controls(actor, "pc") and not self.state.get("pyrrhic") and not self.started:
                 offers.append(
                     AvailableAction("pyrrhic", "Fight for a pyrrhic victory", confirm=True)
@@ -313,6 +326,26 @@ class TableFlow(SharedOffers):
         ]
         rating, tn = Rating(info["rating"]), self.target(side).rating
         return {"summary": f"{info['name']} uses {info['ability']} ({rating}); TN {tn}"}
+
+    def _do_no_relevant_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM rules that no ability on the sheet applies: the side rolls against a
+        base TN of 6, modifiers still applying (§2.1.2.1, R18.10)."""
+        self._require_gm(actor, "rule that no ability applies")
+        self._require_phase("preparing")
+        side = read_side(data)
+        if not self.is_player_side(side):
+            raise IllegalAction(
+                f"{self.side(side)['name']} is a resistance: give it a class or a rating"
+            )
+        if self.started:
+            raise IllegalAction("the contest has started: its abilities are chosen")
+        info = self.side(side)
+        info.update(ability="No relevant ability", rating=NO_RELEVANT_ABILITY, states=[])
+        info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "community"]
+        return {
+            "summary": f"{info['name']} has no relevant ability: a base TN of "
+            f"{NO_RELEVANT_ABILITY} (§2.1.2.1); TN {self.target(side).rating}"
+        }
 
     def _do_set_tactic(self, data: dict, actor: Actor, roller: Roller) -> dict:
         self._require_phase("preparing")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import IllegalAction, RulesError, costly_automatic_victory, graduated_goals
+from ..rules.simple import confusing_tie
 from .base import Actor, AvailableAction, Roller, choice
 from .chained import ChainedFlow
 from .long import LongFlow
@@ -42,12 +43,51 @@ class SimpleFlow(TableFlow):
         return self.state["variant"] == "normal"
 
     def _decided_offers(self, actor: Actor) -> list[AvailableAction]:
-        if not actor.is_gm or not self.escalates:
+        if not actor.is_gm:
             return []
-        into = choice(
-            "into", "Into", [("scored", "a scored contest"), ("chained", "a chained contest")]
+        offers = []
+        if self._may_rule_tie():
+            offers.append(
+                AvailableAction(
+                    "confusing_tie", "Rule the tie a marginal victory (§2.3.5.2)", confirm=True
+                )
+            )
+        if self.escalates and not (self.state.get("outcome") or {}).get("ruled"):
+            into = choice(
+                "into", "Into", [("scored", "a scored contest"), ("chained", "a chained contest")]
+            )
+            offers.append(
+                AvailableAction("escalate", "Escalate the contest", (into,), confirm=True)
+            )
+        return offers
+
+    def _may_rule_tie(self) -> bool:
+        outcome = self.state.get("outcome") or {}
+        return (
+            outcome.get("winner") is None
+            and not outcome.get("ruled")
+            and not self.is_player_side("opponent")
         )
-        return [AvailableAction("escalate", "Escalate the contest", (into,), confirm=True)]
+
+    def _do_confusing_tie(self, data: dict, actor: Actor, roller: Roller) -> dict:
+        """The GM rules a tie that is hard to picture a marginal victory for the PC
+        (§2.3.5.2, §2.10; R18.10): the outcome, its consequences and any variant follow."""
+        self._require_gm(actor, "rule a confusing tie")
+        self._require_phase("resolved")
+        if self.state["outcome"].get("ruled"):
+            raise IllegalAction("the tie is already ruled a marginal victory (§2.3.5.2)")
+        last = self.state["rounds"][-1]
+        outcome = confusing_tie(
+            self._simple_outcome(last["pc_roll"], last["opponent_roll"], pending=last),
+            against_a_pc=self.is_player_side("opponent"),
+        )
+        self._decide(outcome.winner, outcome.degree)
+        self.state["outcome"]["ruled"] = "a confusing tie, ruled a marginal victory (§2.3.5.2)"
+        self._apply_variant(outcome.level)
+        return {
+            "summary": f"The GM rules the tie a marginal victory for {self.side('pc')['name']} "
+            "(§2.3.5.2)"
+        }
 
     def _do_escalate(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """Continue a decided simple contest as round one of a scored or chained contest
@@ -57,6 +97,8 @@ class SimpleFlow(TableFlow):
         into = data.get("into")
         if not self.escalates:
             raise IllegalAction("only a plain simple contest escalates (§2.8.2)")
+        if (self.state.get("outcome") or {}).get("ruled"):
+            raise IllegalAction("the tie was ruled a marginal victory: confirm the outcome")
         if into not in tuple(ESCALATIONS):
             raise RulesError("a simple contest escalates into a scored or chained contest")
         last = self.state["rounds"][-1]

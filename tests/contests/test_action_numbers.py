@@ -229,6 +229,7 @@ def base_data(action: str, kind: str) -> dict[str, Any]:
         "bid": 1,
         "index": 0,
         "pairing": 1,
+        "participant": "Tamsin",
     }
     for name, info in model.model_fields.items():
         if info.is_required():

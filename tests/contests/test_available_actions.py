@@ -115,12 +115,14 @@ def step(flow, expected: dict[str, set[str]]) -> None:
 # -- one-on-one contests ---------------------------------------------------------------
 
 PREPARING = {"augment", "choose_ability", "pyrrhic", "set_tactic"}
+# The GM may rule that a player has no relevant ability before the contest starts (R18.10).
+GM_PREPARING = PREPARING | {"no_relevant_ability"}
 
 
 def test_a_simple_contest_through_its_phases():
     flow = TableFlow.frame({"kind": "simple", "pc": TAMSIN, "opponent": RIVER})
     # No roll before the PC has an ability; Bob may help Tamsin with an augment.
-    step(flow, {"gm": PREPARING | {"modifier"}, "alice": PREPARING, "bob": {"augment"}})
+    step(flow, {"gm": GM_PREPARING | {"modifier"}, "alice": PREPARING, "bob": {"augment"}})
     play(flow, ALICE, "choose_ability", side="pc", ability="Boatcraft", rating=17)
     gm = {o.action: o for o in flow.available_actions(GM)}
     assert gm["roll"].primary and gm["pyrrhic"].confirm
@@ -129,7 +131,7 @@ def test_a_simple_contest_through_its_phases():
     assert [c.value for c in gm["set_tactic"].input("side").choices] == ["pc", "opponent"]
     mine = {o.action: o for o in flow.available_actions(ALICE)}
     assert [c.value for c in mine["set_tactic"].input("side").choices] == ["pc"]
-    step(flow, {"gm": PREPARING | {"modifier", "roll"}, "alice": PREPARING, "bob": {"augment"}})
+    step(flow, {"gm": GM_PREPARING | {"modifier", "roll"}, "alice": PREPARING, "bob": {"augment"}})
     play(flow, GM, "roll", 5, 16)
     step(flow, {"gm": {"hero_point", "resolve"}, "alice": {"hero_point"}, "bob": set()})
     (hero,) = [o for o in flow.available_actions(ALICE) if o.action == "hero_point"]
@@ -150,7 +152,7 @@ def test_a_pyrrhic_and_a_costly_simple_contest():
     step(
         flow,
         {
-            "gm": PREPARING - {"pyrrhic"} | {"modifier", "remove_modifier", "roll"},
+            "gm": GM_PREPARING - {"pyrrhic"} | {"modifier", "remove_modifier", "roll"},
             "alice": PREPARING - {"pyrrhic"},
             "bob": {"augment"},
         },
@@ -166,7 +168,7 @@ def test_an_automatic_victory_needs_no_roll():
     step(
         flow,
         {
-            "gm": PREPARING | {"modifier", "automatic_victory"},
+            "gm": GM_PREPARING | {"modifier", "automatic_victory"},
             "alice": PREPARING,
             "bob": {"augment"},
         },
@@ -187,7 +189,11 @@ def test_a_scored_contest_between_two_players():
     both = PREPARING | {"enter_roll"}
     step(
         flow,
-        {"gm": both | {"modifier", "roll"}, "alice": both, "bob": both - {"pyrrhic"}},
+        {
+            "gm": both | {"no_relevant_ability", "modifier", "roll"},
+            "alice": both,
+            "bob": both - {"pyrrhic"},
+        },
     )
     (tactic,) = [o for o in flow.available_actions(BOB) if o.action == "set_tactic"]
     assert [c.value for c in tactic.input("side").choices] == ["opponent"]
@@ -212,7 +218,7 @@ def test_an_extended_contest_takes_turns():
     step(
         flow,
         {
-            "gm": PREPARING | turn | {"modifier", "roll"},
+            "gm": GM_PREPARING | turn | {"modifier", "roll"},
             "alice": PREPARING | turn,
             "bob": {"augment"},
         },
@@ -259,7 +265,14 @@ def test_a_group_simple_contest():
         {"kind": "group_simple", "participants": [*HEROES, {"name": "The flood", "rating": 14}]}
     )
     mine = {"augment", "boost", "choose_ability", "set_tactic"}
-    step(flow, {"gm": mine | {"join", "modifier", "roll"}, "alice": mine, "bob": mine})
+    step(
+        flow,
+        {
+            "gm": mine | {"join", "modifier", "roll", "no_relevant_ability"},
+            "alice": mine,
+            "bob": mine,
+        },
+    )
     (boost,) = [o for o in flow.available_actions(ALICE) if o.action == "boost"]
     assert [c.value for c in boost.input("participant").choices] == ["Tamsin"]
     play(flow, GM, "roll", 5, 16, 5, 16)
@@ -277,7 +290,7 @@ def test_a_group_scored_contest():
         flow,
         # The GM's raiders may take Oro out before any pairing (§5.2.4).
         {
-            "gm": mine | {"engage", "join", "modifier", "remove_follower"},
+            "gm": mine | {"engage", "join", "modifier", "remove_follower", "no_relevant_ability"},
             "alice": mine,
             "bob": mine,
         },
@@ -307,7 +320,10 @@ def test_a_group_extended_contest():
         }
     )
     mine = {"augment", "choose_ability", "declare", "set_tactic"}
-    step(flow, {"gm": mine | {"join", "modifier"}, "alice": mine, "bob": mine})
+    step(
+        flow,
+        {"gm": mine | {"join", "modifier", "no_relevant_ability"}, "alice": mine, "bob": mine},
+    )
     (declare,) = [o for o in flow.available_actions(ALICE) if o.action == "declare"]
     assert [c.value for c in declare.input("targets").choices] == ["Raider", "Chief"]
     assert declare.input("bid").maximum == 17  # a PC stakes up to their starting AP
