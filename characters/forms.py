@@ -26,6 +26,7 @@ from .models import (
     Character,
     Condition,
     CreationRole,
+    Follower,
     RelationshipKind,
 )
 
@@ -392,6 +393,19 @@ class OwnAbilityForm(forms.Form):
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["ability"].queryset = _own_abilities(character)
+
+
+class SidekickAbilityForm(forms.Form):
+    """An ability of the character's sidekick in service (§6.5.1)."""
+
+    ability = forms.ModelChoiceField(queryset=Ability.objects.none(), label="Sidekick's ability")
+
+    def __init__(self, *args, character: Character, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ability"].queryset = character.abilities.filter(
+            follower__kind=Follower.Kind.SIDEKICK, follower__lost_at__isnull=True
+        ).select_related("follower")
+        self.fields["ability"].label_from_instance = lambda a: f"{a.follower.name}: {a.name}"
 
 
 class ClassicNewAbilityForm(forms.Form):

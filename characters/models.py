@@ -362,6 +362,7 @@ class LedgerReason(models.TextChoices):
     SIDEKICK_LOST = "sidekick_lost", "Sidekick lost"
     SIDEKICK_NEW = "sidekick_new", "New sidekick"
     SIDEKICK_PROMOTED = "promotion", "Retainer promoted to sidekick"
+    SIDEKICK_IMPROVEMENT = "sidekick_raise", "Sidekick improvement"
     UNDO = "undo", "Undone"
 
 
@@ -384,6 +385,7 @@ UNDOABLE_REASONS = frozenset(
         LedgerReason.HERO_POINT_AWARD,
         LedgerReason.SESSION_START,
         LedgerReason.SESSION_END,
+        LedgerReason.SIDEKICK_IMPROVEMENT,
         *SIDEKICK_REASONS,
     }
 )

@@ -72,6 +72,7 @@ def rules_sheet(
     engine = RulesCharacter(
         abilities=tuple(to_rules_ability(a, names, *values[a.pk]) for a in own),
         economy=character.rules_options.hero_point_economy,
+        keywords=character.rules_options.keywords,
         hero_points=counters["hero_points"],
         experience=counters["experience_points"],
         experience_earned=counters["experience_earned"],

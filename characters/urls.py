@@ -41,6 +41,7 @@ urlpatterns = [
     path("<int:character_id>/advance/", views.advance_buy, name="advance"),
     path("<int:character_id>/catch-ups/<int:ability_id>/", views.catch_up, name="catch_up"),
     path("<int:character_id>/classic/raise/", views.classic_raise, name="classic_raise"),
+    path("<int:character_id>/sidekick/raise/", views.sidekick_raise, name="sidekick_raise"),
     path("<int:character_id>/classic/new/", views.classic_new, name="classic_new"),
     # The GM's
     path("<int:character_id>/hero-points/award/", views.hero_points_award, name="award"),

@@ -31,6 +31,7 @@ from .advancement import (
     character_hero_points_award,
     character_session_end,
     character_session_start,
+    character_sidekick_raise,
     character_step_undo,
 )
 from .base import error_lines
@@ -96,6 +97,7 @@ __all__ = [
     "character_retainer_promote",
     "character_session_end",
     "character_session_start",
+    "character_sidekick_raise",
     "character_sidekick_lose",
     "character_sidekick_replace",
     "character_sidekick_set",

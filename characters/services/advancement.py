@@ -21,6 +21,7 @@ from ..models import (
     Ability,
     AbilityKind,
     Character,
+    Follower,
     LedgerEntry,
     LedgerReason,
     LedgerStep,
@@ -33,7 +34,7 @@ from ..translate import (
     rules_sheet,
     state_snapshot,
 )
-from .base import clean, engine_entries, invalid, ledger_step, lock
+from .base import clean, engine_entries, entry, invalid, ledger_step, lock
 from .followers import follower_step_revert
 
 
@@ -288,6 +289,79 @@ def character_classic_new_ability(
 
 
 @transaction.atomic
+def character_sidekick_raise(*, character: Character, actor, ability: Ability) -> LedgerStep:
+    """+1 to an ability of the character's sidekick in service for 1 hero point
+    (§6.5.1: "You can improve these abilities through the expenditure of hero points")."""
+    lock(character)
+    row = (
+        character.abilities.filter(
+            pk=ability.pk,
+            follower__kind=Follower.Kind.SIDEKICK,
+            follower__lost_at__isnull=True,
+        )
+        .select_related("follower")
+        .first()
+    )
+    if row is None:
+        raise ValidationError("Choose an ability of your sidekick in service to improve (§6.5.1).")
+    abilities = list(character.abilities.all())
+    sheet = rules_sheet(character, abilities)
+    label = f"{row.follower.name}: {row.name}"
+    try:
+        after, rating, _ = rules.sidekick_raise(sheet.character, label, row.rating)
+    except RulesError as exc:
+        raise invalid(exc) from exc
+    state_before = {
+        **state_snapshot(character, abilities),
+        "sidekick_ability": {"id": row.pk, "rating": row.rating},
+    }
+    note = f"+1 to {label}"
+    entries = [
+        entry(LedgerEntry.Field.HERO_POINTS, character.hero_points, after.hero_points, note=note),
+        entry(LedgerEntry.Field.RATING, row.rating, rating, ability=row, ability_name=label),
+    ]
+    character.hero_points = after.hero_points
+    character.save(update_fields=["hero_points"])
+    row.rating = rating
+    clean(row)
+    row.save(update_fields=["rating"])
+    return ledger_step(
+        character,
+        actor,
+        LedgerReason.SIDEKICK_IMPROVEMENT,
+        note,
+        entries=entries,
+        state_before=state_before,
+    )
+
+
+def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) -> list:
+    saved = target.state_before["sidekick_ability"]
+    row = character.abilities.filter(pk=saved["id"]).select_related("follower").first()
+    if row is None:
+        raise ValidationError(
+            "The sidekick's ability this step raised is gone: it cannot be undone."
+        )
+    hero_points = target.state_before["character"]["hero_points"]
+    entries = [
+        entry(LedgerEntry.Field.HERO_POINTS, character.hero_points, hero_points, note=note),
+        entry(
+            LedgerEntry.Field.RATING,
+            row.rating,
+            saved["rating"],
+            ability=row,
+            ability_name=f"{row.follower.name}: {row.name}",
+            note=note,
+        ),
+    ]
+    character.hero_points = hero_points
+    character.save(update_fields=["hero_points"])
+    row.rating = saved["rating"]
+    row.save(update_fields=["rating"])
+    return entries
+
+
+@transaction.atomic
 def character_step_undo(*, character: Character, actor) -> LedgerStep:
     """The GM undoes the latest step of play or advancement: ratings, kinds, hero
     points, XP, session counters and catch-ups return to what they were, abilities the
@@ -304,6 +378,8 @@ def character_step_undo(*, character: Character, actor) -> LedgerStep:
     )
     if target.reason in SIDEKICK_REASONS:
         entries = follower_step_revert(character, target, note)
+    elif target.reason == LedgerReason.SIDEKICK_IMPROVEMENT:
+        entries = _sidekick_raise_revert(character, target, note)
     else:
         entries = _engine_step_revert(character, target, note)
     target.undone_at = timezone.now()
@@ -337,7 +413,7 @@ def _engine_step_revert(character: Character, target: LedgerStep, note: str) -> 
         setattr(character, name, value)
     clean(character)
     character.save()
-    for entry in entries:
-        if entry.ability is not None and entry.ability.pk is None:
-            entry.ability = None  # the step created it and the undo removed it
+    for line in entries:
+        if line.ability is not None and line.ability.pk is None:
+            line.ability = None  # the step created it and the undo removed it
     return entries

@@ -9,7 +9,14 @@ By page: `pages.py` (the list, the sheet, the wizard, the roster, export and imp
 (the GM's actions); `respond.py` holds what they share (the forms by name, `submit`).
 """
 
-from .advancement import advance_buy, catch_up, classic_new, classic_raise, hero_point_spend
+from .advancement import (
+    advance_buy,
+    catch_up,
+    classic_new,
+    classic_raise,
+    hero_point_spend,
+    sidekick_raise,
+)
 from .editing import (
     ability_add,
     ability_edit,
@@ -59,6 +66,7 @@ __all__ = [
     "character_wizard",
     "classic_new",
     "classic_raise",
+    "sidekick_raise",
     "concept_set",
     "condition_apply",
     "condition_clear",

@@ -82,6 +82,21 @@ def classic_raise(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
+def sidekick_raise(request: HttpRequest, character_id: int) -> HttpResponse:
+    """+1 to the sidekick's ability for a hero point (§6.5.1)."""
+    character, _ = get_character_for_owner(request.user, character_id)
+    return submit(
+        request,
+        character,
+        "sidekick_raise",
+        lambda d: services.character_sidekick_raise(
+            character=character, actor=request.user, ability=d["ability"]
+        ),
+        "+1 to your sidekick's ability, for a hero point.",
+    )
+
+
+@require_POST
 def classic_new(request: HttpRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(

@@ -59,6 +59,7 @@ FORMS: dict[str, Callable[[Character, Any], Form]] = {
     "advance": lambda c, data: forms.AdvanceForm(data),
     "catch_up": lambda c, data: forms.CatchUpForm(data, character=c),
     "classic_raise": lambda c, data: forms.OwnAbilityForm(data, character=c),
+    "sidekick_raise": lambda c, data: forms.SidekickAbilityForm(data, character=c),
     "classic_new": lambda c, data: forms.ClassicNewAbilityForm(data, character=c),
     "award": lambda c, data: forms.AwardForm(data),
     "directed": lambda c, data: forms.DirectedForm(data, character=c),

@@ -1,10 +1,14 @@
 """The QuestWorlds rules engine: pure Python, no Django (see docs/rules.md).
 
 Every rule the app uses lives here; section marks (`§5.3.1`) refer to
-`questworlds-srd-2.2.txt`, and RULINGS.md settles its gaps (R1-R17). The names below
+`questworlds-srd-2.2.txt`, and RULINGS.md settles its gaps (R1-R18). The names below
 are the public API; each module also has its own helpers (`contests.rules.scored`, ...).
+Hero points and advancement are one API of their own, `contests.rules.advancement`
+(every name of it importable from there): its `spend_hero_point` pays a hero point from
+a character, while `bump_with_hero_point` raises a rolled result with one (§2.3.5.5).
 """
 
+from . import advancement
 from .augments import (
     Augment,
     AugmentTracker,
@@ -42,10 +46,11 @@ from .results import ContestOutcome, simple_outcome
 from .scored import ScoredContest
 from .scored_group import GroupScoredContest
 from .sides import SideInput
-from .simple import DEGREES, Outcome, simple_contest, spend_hero_point
+from .simple import DEGREES, Outcome, bump_with_hero_point, simple_contest
 from .states import ADVERSITY, BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, FORTUNE, State
 
 __all__ = [
+    "advancement",
     "ADVERSITY",
     "BENEFIT_OF_VICTORY",
     "CONSEQUENCE_OF_DEFEAT",
@@ -107,7 +112,7 @@ __all__ = [
     "simple_contest",
     "simple_outcome",
     "simple_odds",
-    "spend_hero_point",
+    "bump_with_hero_point",
     "sum_augments",
     "target_number",
     "validate_character",

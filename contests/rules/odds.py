@@ -27,10 +27,10 @@ from .simple import (
     Degree,
     Outcome,
     Winner,
+    bump_with_hero_point,
     bumped_results,
     mastery_bumps,
     net_bumps,
-    spend_hero_point,
     winner_and_degree,
 )
 
@@ -318,5 +318,5 @@ def hero_point_effect(outcome: Outcome) -> str | None:
     """
     if outcome.pc_hero_point or outcome.pc_result is Result.CRITICAL:
         return None
-    after = spend_hero_point(outcome)
+    after = bump_with_hero_point(outcome)
     return f"turns a {outcome.describe} into a {after.describe}"

@@ -226,7 +226,7 @@ def compare_results(
     return Outcome(winner, degree, pc_result, opponent_result, pc_roll, opponent_roll, better_roll)
 
 
-def spend_hero_point(outcome: Outcome, *, side: Literal["pc", "opponent"] = "pc") -> Outcome:
+def bump_with_hero_point(outcome: Outcome, *, side: Literal["pc", "opponent"] = "pc") -> Outcome:
     """The outcome after `side` spends a hero point to bump its own result up (§2.3.5.5).
 
     Spent after both results are known (masteries and other bumps included), one per
@@ -234,7 +234,7 @@ def spend_hero_point(outcome: Outcome, *, side: Literal["pc", "opponent"] = "pc"
     "opponent" only when the opponent is a PC too.
 
     >>> minor_defeat = compare_results(Result.FAILURE, Result.SUCCESS, 12, 7)
-    >>> spend_hero_point(minor_defeat).describe
+    >>> bump_with_hero_point(minor_defeat).describe
     'marginal victory'
     """
     # §2.3.5.5
@@ -309,9 +309,9 @@ def simple_contest(
         pc_result, opponent_result, pc_roll, opponent_roll, better_roll=better_roll
     )
     if pc_hero_point:
-        outcome = spend_hero_point(outcome, side="pc")
+        outcome = bump_with_hero_point(outcome, side="pc")
     if opponent_hero_point:
-        outcome = spend_hero_point(outcome, side="opponent")
+        outcome = bump_with_hero_point(outcome, side="opponent")
     return outcome
 
 

@@ -14,10 +14,10 @@ from ..rules import (
     Result,
     RulesError,
     boost_cost,
+    bump_with_hero_point,
     group_simple_contest,
     is_clearly_inferior,
     simple_contest,
-    spend_hero_point,
 )
 from ..rules.group_simple import both_fumble_defeat, both_fumbled
 from .base import Actor, AvailableAction, Roller, read_roll
@@ -202,7 +202,7 @@ class GroupSimpleFlow(GroupFlow):
             pc_bumps=tn.bumps,
             opponent_bumps=self.tn(self.resistance).bumps,
         )
-        return spend_hero_point(outcome) if pairing["hero_point"] else outcome
+        return bump_with_hero_point(outcome) if pairing["hero_point"] else outcome
 
     def _pairing_text(self, pairing: dict[str, Any]) -> str:
         outcome = pairing["outcome"]
@@ -254,7 +254,7 @@ class GroupSimpleFlow(GroupFlow):
         if pairing["hero_point"]:
             raise IllegalAction("one hero point per roll (R5.3)")
         before = pairing["outcome"]
-        spend_hero_point(self._pairing_outcome(pairing))  # refuses to raise a critical
+        bump_with_hero_point(self._pairing_outcome(pairing))  # refuses to raise a critical
         pairing["hero_point"] = True
         after = pairing["outcome"] = self._pairing_outcome(pairing).to_json()
         return (

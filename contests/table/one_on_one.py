@@ -25,12 +25,12 @@ from ..rules import (
     Result,
     RulesError,
     SideInput,
+    bump_with_hero_point,
     hero_point_effect,
     is_clearly_inferior,
     pyrrhic_victory_consequence,
     simple_contest,
     simple_odds,
-    spend_hero_point,
 )
 from ..rules.odds import odds_summary
 from ..rules.simple import NO_RELEVANT_ABILITY, cap_stretched
@@ -567,9 +567,9 @@ class TableFlow(SharedOffers):
         )
         if pending:
             if pending["pc_hero_point"]:
-                outcome = spend_hero_point(outcome, side="pc")
+                outcome = bump_with_hero_point(outcome, side="pc")
             if pending["opponent_hero_point"]:
-                outcome = spend_hero_point(outcome, side="opponent")
+                outcome = bump_with_hero_point(outcome, side="opponent")
         # §2.10 (R18.4): a victory won with a stretched ability counts as minor.
         stretched = [side for side, tn in (("pc", pc), ("opponent", opponent)) if tn.stretched]
         return cap_stretched(outcome, stretched) if stretched else outcome

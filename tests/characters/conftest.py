@@ -70,3 +70,17 @@ def kara(build_kara):
 
 def ability(character, name):
     return character.abilities.get(name=name)
+
+
+REX = [("Loyal Dog", 26, "keyword"), ("Tracking", 18, "standalone"), ("Fierce", 13, "standalone")]
+
+
+@pytest.fixture
+def kara_with_rex(alice, build_kara):
+    """Kara in play with her sidekick Rex (the twelfth ability, §3.5)."""
+    kara = build_kara(finish=False)
+    services.character_ability_remove(character=kara, actor=alice, ability=ability(kara, "Wary"))
+    services.character_sidekick_set(character=kara, actor=alice, name="Rex", abilities=REX)
+    services.character_creation_finish(character=kara, actor=alice)
+    kara.refresh_from_db()
+    return kara

@@ -341,3 +341,18 @@ def test_a_player_cannot_raise_another_characters_ability(kara, bob, build_kara)
             character=brannoc, actor=bob, ability=ability(kara, "Riding"), amount=3
         )
     assert "Riding is not one of this character's own abilities." in str(refused.value)
+
+
+def test_with_keywords_as_packages_a_keyword_rises_like_a_standalone_ability(kara, campaign):
+    """§3.3 in play: an advance's +9 goes to a keyword in full (+6 under an umbrella)."""
+    campaign.rules = {"keywords": "packages"}
+    campaign.save()
+    kara = with_xp(Character.objects.get(pk=kara.pk), 10)
+    before = ability(kara, "Mercenary").rating
+    services.character_advance_buy(
+        character=kara,
+        actor=kara.player,
+        first=AdvanceChoice("plus_9", "Mercenary"),
+        second=AdvanceChoice("plus_6", "Riding"),
+    )
+    assert ability(kara, "Mercenary").rating == before + 9

@@ -16,25 +16,13 @@ from characters.forms import ConditionForm
 from characters.models import Follower, LedgerStep
 from characters.selectors import character_export
 
-from .conftest import ability
+from .conftest import REX
 from .test_sheet import big_sheet
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
 
-REX = [("Loyal Dog", 26, "keyword"), ("Tracking", 18, "standalone"), ("Fierce", 13, "standalone")]
 MIRA = [("Sneak Thief", 24, "keyword"), ("Climbing", 20, "standalone"), ("Lucky", 13, "standalone")]
-
-
-@pytest.fixture
-def kara_with_rex(alice, build_kara):
-    """Kara in play with her sidekick Rex (the twelfth ability, §3.5)."""
-    kara = build_kara(finish=False)
-    services.character_ability_remove(character=kara, actor=alice, ability=ability(kara, "Wary"))
-    services.character_sidekick_set(character=kara, actor=alice, name="Rex", abilities=REX)
-    services.character_creation_finish(character=kara, actor=alice)
-    kara.refresh_from_db()
-    return kara
 
 
 def rex_of(kara):

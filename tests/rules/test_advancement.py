@@ -529,3 +529,35 @@ def test_catch_up_offered_exactly_when_the_mastery_count_grows(before, amount):
     after = before + amount
     grew = (after - 1) // 20 > (before - 1) // 20 and after > 20
     assert bool(hero.catch_ups) is grew
+
+
+# ------------------------------------------------------------ keywords as packages (§3.3)
+
+
+@pytest.mark.parametrize(
+    ("keywords", "plus_9", "plus_6", "classic_cost"),
+    [("umbrella", 6, 3, 2), ("packages", 9, 6, 1)],
+)
+def test_a_keyword_as_a_package_improves_like_a_standalone_ability_3_3(
+    keywords, plus_9, plus_6, classic_cost
+):
+    """§3.3: packages are "too unrelated to increase together during a game": raising
+    the keyword raises no collection, so it gains and costs what a standalone does."""
+    hero = detective("advances", experience=10, keywords=keywords)
+    hero, _ = buy_advance(
+        hero, AdvanceChoice("plus_9", "Detective"), AdvanceChoice("plus_6", "Sword")
+    )
+    assert hero.ability("Detective").rating == 17 + plus_9
+    hero = detective("advances", experience=10, keywords=keywords)
+    hero, _ = buy_advance(
+        hero, AdvanceChoice("plus_6", "Detective"), AdvanceChoice("plus_9", "Sword")
+    )
+    assert hero.ability("Detective").rating == 17 + plus_6
+    hero = detective("classic", hero_points=3, keywords=keywords)
+    hero, _ = classic_raise(hero, "Detective")
+    assert hero.hero_points == 3 - classic_cost
+
+
+def test_keywords_are_an_umbrella_or_packages():
+    with pytest.raises(RulesError, match="umbrella' or 'packages"):
+        detective(keywords="bundle")

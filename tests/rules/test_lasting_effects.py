@@ -25,7 +25,7 @@ from contests.rules import (
 )
 from contests.rules.modifiers import stretch
 from contests.rules.scored.tables import round_points
-from contests.rules.simple import DEGREES, cap_stretched, compare_results, spend_hero_point
+from contests.rules.simple import DEGREES, bump_with_hero_point, cap_stretched, compare_results
 
 STRETCH = stretch()  # §2.12.1: the default -6
 STRETCH_AS_BUMP = stretch("bump")
@@ -132,7 +132,7 @@ def test_the_srd_sentence_a_stretched_complete_victory_is_a_minor_one_2_10():
 def test_a_hero_point_spent_on_a_capped_roll_keeps_the_cap():
     outcome = cap_stretched(compare_results(Result.SUCCESS, Result.FAILURE, 5, 15), ["pc"])
     assert outcome.describe == "minor victory"
-    bumped = spend_hero_point(outcome)  # critical v failure: major, held to minor
+    bumped = bump_with_hero_point(outcome)  # critical v failure: major, held to minor
     assert (bumped.describe, bumped.capped_from) == ("minor victory", "major")
 
 

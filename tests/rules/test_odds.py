@@ -22,7 +22,7 @@ from contests.rules.odds import (
     simple_odds,
     victory_chance,
 )
-from contests.rules.simple import simple_contest, spend_hero_point
+from contests.rules.simple import bump_with_hero_point, simple_contest
 
 ALL_KEYS = {
     ("pc", "marginal"),
@@ -54,7 +54,7 @@ def brute_force(
             opponent_bumps=opponent_bumps,
         )
         if hero_point and outcome.pc_result is not Result.CRITICAL:
-            outcome = spend_hero_point(outcome)
+            outcome = bump_with_hero_point(outcome)
         counts[outcome.winner, outcome.degree] += 1
     return {key: Fraction(counts[key], 400) for key in ALL_KEYS}
 
@@ -199,7 +199,7 @@ def test_a_hero_point_never_lowers_the_outcome_of_a_roll_pair(
     if plain.pc_result is Result.CRITICAL:
         assert hero_point_effect(plain) is None
         return
-    assert spend_hero_point(plain).level > plain.level
+    assert bump_with_hero_point(plain).level > plain.level
 
 
 def test_results_are_copies_callers_cannot_corrupt_the_cache():
@@ -279,7 +279,7 @@ def brute_force_augment(augmenting, base, hero_point=False):
     for roll, resistance_roll in itertools.product(range(1, 21), repeat=2):
         outcome = simple_contest(augmenting, roll, base, resistance_roll)
         if hero_point and outcome.pc_result is not Result.CRITICAL:
-            outcome = spend_hero_point(outcome)
+            outcome = bump_with_hero_point(outcome)
         counts[AUGMENT_BONUS_BY_LEVEL[outcome.level]] += 1
     return {bonus: Fraction(counts[bonus], 400) for bonus in (20, 9, 6, 3, 0, -3)}
 

@@ -419,9 +419,12 @@ def test_a_follower_contestant_stays_at_two():
 
 
 def test_followers_spend_their_owners_hero_points_r5():
+    """§5.2.4, R5.3: a follower has no hero points of its own; its owner pays for the
+    bump on its roll."""
     machine = with_followers()
-    win(machine, 2, "opponent", "marginal", pc_hero_point=True)
-    assert machine.state()["participants"][3]["hero_points_spent"] == 1
+    win(machine, 2, "opponent", "marginal", pc_hero_point=True)  # on Rex's roll
+    spent = {p["name"]: p["hero_points_spent"] for p in machine.state()["participants"]}
+    assert (spent["Bren"], spent["Rex"]) == (1, 0)
 
 
 def test_a_secondary_contestant_takes_shifted_points_and_leaves_at_three_5_2_4():

@@ -12,13 +12,13 @@ from contests.rules.ratings import Rating
 from contests.rules.simple import (
     Outcome,
     apply_bumps,
+    bump_with_hero_point,
     bumped_results,
     compare_results,
     describe_level,
     mastery_bumps,
     net_bumps,
     simple_contest,
-    spend_hero_point,
     winner_and_degree,
 )
 
@@ -304,7 +304,7 @@ def test_only_one_hero_point_per_roll():
     """§2.3.5.5: "You can only spend one hero point per roll"."""
     outcome = simple_contest(14, 16, 14, 5, pc_hero_point=True)
     with pytest.raises(IllegalAction, match="one hero point"):
-        spend_hero_point(outcome)
+        bump_with_hero_point(outcome)
 
 
 def test_a_pc_opponent_can_spend_a_hero_point_too():
@@ -319,10 +319,10 @@ def test_spend_hero_point_after_seeing_the_results():
     """R5.3: the hero point is decided after seeing both results."""
     outcome = simple_contest(8, 9, 14, 9)
     assert outcome.describe == "minor defeat"
-    after = spend_hero_point(outcome)
+    after = bump_with_hero_point(outcome)
     assert (after.pc_result, after.opponent_result, after.describe) == (S, S, "tie")
     with pytest.raises(RulesError):
-        spend_hero_point(outcome, side="gm")
+        bump_with_hero_point(outcome, side="gm")
 
 
 @given(

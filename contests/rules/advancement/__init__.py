@@ -58,6 +58,7 @@ from .improvements import (
     decline_catch_up,
     directed_improvement,
     directed_new_ability,
+    sidekick_raise,
     take_catch_up,
 )
 from .sessions import award_hero_points, end_session, spend_hero_point, start_session
@@ -97,6 +98,7 @@ __all__ = [
     "end_session",
     "new_character",
     "spend_hero_point",
+    "sidekick_raise",
     "start_session",
     "take_catch_up",
 ]

@@ -126,12 +126,18 @@ class Character:
     awarded_this_session: int = 0
     raised_this_session: tuple[str, ...] = ()  # classic: once per ability per session
     catch_ups: tuple[CatchUp, ...] = field(default=())
+    # §3.3: "umbrella" keywords raise their breakouts with them; as "packages" they are
+    # "too unrelated to increase together during a game": a keyword improves like any
+    # standalone ability.
+    keywords: Literal["umbrella", "packages"] = "umbrella"
 
     def __post_init__(self) -> None:
         if self.economy not in ECONOMIES:
             raise RulesError(
                 f"the hero point economy must be 'advances' or 'classic', not {self.economy!r}"
             )
+        if self.keywords not in ("umbrella", "packages"):
+            raise RulesError(f"keywords are 'umbrella' or 'packages' (§3.3), not {self.keywords!r}")
         object.__setattr__(self, "abilities", tuple(self.abilities))
         object.__setattr__(self, "raised_this_session", tuple(self.raised_this_session))
         object.__setattr__(self, "catch_ups", tuple(self.catch_ups))
@@ -157,6 +163,14 @@ class Character:
         """The ability called `name` (case-insensitive), or None."""
         key = name.casefold() if isinstance(name, str) else name
         return next((a for a in self.abilities if a.name.casefold() == key), None)
+
+    def improves_as(self, ability: Ability) -> str:
+        """The kind an improvement prices `ability` as: a keyword as a package of
+        abilities is "too unrelated to increase together during a game" (§3.3), so it
+        costs and gains what a standalone ability does."""
+        if ability.kind == "keyword" and self.keywords == "packages":
+            return "standalone"
+        return ability.kind
 
     def ability(self, name: str) -> Ability:
         """The ability called `name`; a RulesError naming the choices if there is none."""

@@ -109,7 +109,9 @@ def _apply_advance_choice(character: Character, choice: AdvanceChoice) -> Step:
     rule = f"§7.1 advance: {ADVANCE_OPTIONS[choice.option]}"
     if choice.option in _RAISES:
         ability = character.ability(choice.ability)
-        return _raise(character, ability, _RAISES[choice.option][ability.kind], rule)
+        return _raise(
+            character, ability, _RAISES[choice.option][character.improves_as(ability)], rule
+        )
     if choice.option == "new_ability_or_breakout" and choice.keyword is not None:
         keyword = _keyword(character, choice.keyword)
         return _add(
@@ -233,8 +235,8 @@ def directed_new_ability(
 
 
 def classic_raise(character: Character, name: str) -> Step:
-    """+1 to an ability: 1 HP for a standalone or breakout, 2 HP for a keyword; each
-    ability at most once a session (1e §6.2)."""
+    """+1 to an ability: 1 HP for a standalone or breakout, 2 HP for a keyword (1 HP
+    when keywords are packages, §3.3); each ability at most once a session (1e §6.2)."""
     _require_economy(character, "classic", "buying +1 with hero points")
     ability = character.ability(name)
     if ability.name in character.raised_this_session:
@@ -242,17 +244,48 @@ def classic_raise(character: Character, name: str) -> Step:
             f"{ability.name} was already raised this session; an ability improves "
             "by 1 point a session at most (1e §6.2)"
         )
-    cost = CLASSIC_RAISE_COST[ability.kind]
+    kind = character.improves_as(ability)
+    cost = CLASSIC_RAISE_COST[kind]
     _pay(character, cost, f"raising a {ability.kind} by 1")
     paid = replace(
         character,
         hero_points=character.hero_points - cost,
         raised_this_session=(*character.raised_this_session, ability.name),
     )
-    rule = f"1e §6.2: +1 to a {ability.kind} for {cost} HP"
+    rule = f"1e §6.2: +1 to a {ability.kind} for {cost} HP" + (
+        " (a keyword as a package, §3.3)" if kind != ability.kind else ""
+    )
     changes = [Change("hero points", character.hero_points, paid.hero_points, rule)]
     after, more = _raise(paid, paid.ability(ability.name), 1, rule)
     return _offer_catch_ups(character, after, changes + more)
+
+
+SIDEKICK_RAISE_COST = 1
+"""§6.5.1 gives no price for "You can improve these abilities through the expenditure of
+hero points": we take the price of +1 to an ability in the classic economy (1e §6.2)."""
+
+
+def sidekick_raise(
+    character: Character, ability: str, rating: int
+) -> tuple[Character, int, list[Change]]:
+    """+1 to a sidekick's ability (`ability`, "<sidekick>: <ability>", rated `rating`)
+    for 1 hero point, in either economy (§6.5.1). Returns the character with the hero
+    point paid, the ability's new rating, and the changes.
+
+    >>> hero, rating, changes = sidekick_raise(Character(hero_points=2), "Rook: Climb", 16)
+    >>> hero.hero_points, rating
+    (1, 17)
+    """
+    if isinstance(rating, bool) or not isinstance(rating, int) or rating < 1:
+        raise RulesError(f"{ability}'s rating must be a whole number of 1 or more")
+    _pay(character, SIDEKICK_RAISE_COST, f"raising {ability} by 1")
+    paid = replace(character, hero_points=character.hero_points - SIDEKICK_RAISE_COST)
+    rule = f"§6.5.1: +1 to a sidekick's ability for {SIDEKICK_RAISE_COST} HP"
+    changes = [
+        Change("hero points", character.hero_points, paid.hero_points, rule),
+        Change(ability, rating, rating + 1, rule),
+    ]
+    return paid, rating + 1, changes
 
 
 def classic_new_ability(character: Character, name: str, *, keyword: str | None = None) -> Step:

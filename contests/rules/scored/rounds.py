@@ -16,7 +16,7 @@ from ..errors import IllegalAction
 from ..inputs import read_int, read_rating, read_roll
 from ..ratings import Rating
 from ..sides import SideInput
-from ..simple import Outcome, cap_stretched, simple_contest, spend_hero_point
+from ..simple import Outcome, bump_with_hero_point, cap_stretched, simple_contest
 from .tables import ASYMMETRICAL_TACTICS, SIDES, Side, read_tactic, round_points
 
 # ---------------------------------------------------------------------------
@@ -70,7 +70,7 @@ def contest_outcome(
             raise IllegalAction(
                 f"a hero point cannot raise {label}'s critical: it is already the best result"
             )
-        outcome = spend_hero_point(outcome, side=side)
+        outcome = bump_with_hero_point(outcome, side=side)
     return outcome
 
 

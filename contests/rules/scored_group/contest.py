@@ -176,7 +176,7 @@ class GroupScoredContest(GroupScoredPairings):
         target.points[against] = assisted_score(before, level)
         receiver.assists_received += 1
         giver.acted_in_round = self._round
-        giver.hero_points_spent += int(hero)
+        self._payer(giver).hero_points_spent += int(hero)
         if target.points[against] > before:
             self._check_knockout(target, side, target.points[against] - before)
         self._log.append(
@@ -255,7 +255,7 @@ class GroupScoredContest(GroupScoredPairings):
             resistance_roll,
         )
         actor.acted_in_round = self._round
-        actor.hero_points_spent += int(hero)
+        self._payer(actor).hero_points_spent += int(hero)
         self._log.append(
             {
                 "kind": "unrelated_action",
@@ -337,8 +337,8 @@ class GroupScoredContest(GroupScoredPairings):
             shot_at.status = "active"
         shot_at.knockout = None
         shot_by.acted_in_round = self._round
-        shot_by.hero_points_spent += int(hero)
-        shot_at.hero_points_spent += int(target_hero)
+        self._payer(shot_by).hero_points_spent += int(hero)
+        self._payer(shot_at).hero_points_spent += int(target_hero)
         self._log.append(
             {
                 "kind": "parting_shot",
@@ -403,8 +403,8 @@ class GroupScoredContest(GroupScoredPairings):
             follower_bumps,
         )
         taker.acted_in_round = self._round
-        taker.hero_points_spent += int(hero)
-        taken.hero_points_spent += int(follower_hero)
+        self._payer(taker).hero_points_spent += int(hero)
+        self._payer(taken).hero_points_spent += int(follower_hero)
         removal_id = None
         if level > 0:
             self._close_pairings(taken, "ended")

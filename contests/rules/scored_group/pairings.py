@@ -35,6 +35,13 @@ class GroupScoredPairings(GroupScoredBase):
 
     # -- shared rules of the actions ----------------------------------------------------
 
+    def _payer(self, participant: _Participant) -> _Participant:
+        """Who pays a participant's hero point: a follower's owner (§5.2.4, R5.3: the
+        owner may bump their followers' rolls, from their own hero points)."""
+        if participant.owner is not None:
+            return self._participants[participant.owner]
+        return participant
+
     def _hero_point(self, participant: _Participant, value: Any) -> bool:
         if read_flag(value, f"{participant.name}'s hero point") and not participant.player:
             raise IllegalAction(
@@ -199,7 +206,7 @@ class GroupScoredPairings(GroupScoredBase):
         shifts = {"pc": pc_shift, "opponent": opponent_shift}
         moved = {side: self._shift(members[side], current, shifts[side]) for side in SIDES}
         for side in SIDES:
-            members[side].hero_points_spent += int(play.hero_points[side])
+            self._payer(members[side]).hero_points_spent += int(play.hero_points[side])
         current.played_round = self._round
         entry = {
             "kind": "round",
