@@ -35,6 +35,7 @@ class ChainedFlow(LongFlow):
         return super().target(side)
 
     SIDE_INPUTS = True
+    HOLDS_ROLLS = True
 
     def _wound(self, side: str) -> State | None:
         engine = (self.state.get("machine") or {}).get("state") or {}

@@ -74,41 +74,44 @@ class ExtendedFlow(LongFlow):
         machine = self._machine()
         return max(1, min(DEFAULT_BID, machine.bid_limit(machine.turn)))
 
-    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
-        action = pending.get("action", "exchange")
+    HOLDS_ROLLS = True
+
+    def _roll_outcome(
+        self, pc_roll: int, opponent_roll: int, extra: dict[str, Any] | None = None
+    ) -> Any:
+        """The machine rolls the exchange (or parting shot, or disengagement) and holds
+        it for hero points (§2.2, R5.3); the table shows its outcome so far."""
+        extra = extra or {}
+        action = extra.get("action", "exchange")
+        machine = self._machine()
+        change = {
+            side: self._engine_target(side).rating.total - self.state["start_tn"][side]
+            for side in SIDES
+        }
+        rolls = {"pc": pc_roll, "opponent": opponent_roll}
         if action == "disengage":
-            side = pending["actor"]
-            return machine.disengage(
-                side=side,
-                roll=pending[f"{side}_roll"],
-                opponent_roll=pending[f"{other_side(side)}_roll"],
-                hero_point=pending["pc_hero_point"],
-                opponent_hero_point=pending["opponent_hero_point"],
-            )
-        if action == "parting_shot":
-            shooter = pending["actor"]
-            return machine.parting_shot(
-                actor_roll=pending[f"{shooter}_roll"],
-                defender_roll=pending[f"{other_side(shooter)}_roll"],
-                bid=pending["bid"],
-                hero_point=pending["pc_hero_point"],
-                pc_modifier=change["pc"],
-                opponent_hero_point=pending["opponent_hero_point"],
-                opponent_modifier=change["opponent"],
-            )
-        # An exchange (§5.3.1): the side whose turn it is acts with its bid; the other
-        # defends.
-        actor = machine.turn
-        return machine.exchange(
-            actor=actor,
-            actor_roll=pending[f"{actor}_roll"],
-            defender_roll=pending[f"{other_side(actor)}_roll"],
-            bid=pending["bid"],
-            hero_point=pending["pc_hero_point"],
-            pc_modifier=change["pc"],
-            opponent_hero_point=pending["opponent_hero_point"],
-            opponent_modifier=change["opponent"],
-        )
+            side = extra["actor"]
+            arguments: dict[str, Any] = {
+                "side": side,
+                "roll": rolls[side],
+                "opponent_roll": rolls[other_side(side)],
+            }
+        else:
+            # An exchange (§5.3.1): the side whose turn it is acts with its bid and the
+            # other defends; a parting shot (§5.3.4): the winner acts once more.
+            actor = extra["actor"] if action == "parting_shot" else machine.turn
+            arguments = {
+                "actor_roll": rolls[actor],
+                "defender_roll": rolls[other_side(actor)],
+                "bid": extra["bid"],
+                "pc_modifier": change["pc"],
+                "opponent_modifier": change["opponent"],
+            }
+            if action == "exchange":
+                arguments["actor"] = actor
+        machine.roll(move=action, **arguments)
+        self.state["machine"] = machine.to_json()
+        return machine.pending
 
     # -- what an actor may do now ------------------------------------------------------
 

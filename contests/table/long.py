@@ -21,6 +21,8 @@ class LongFlow(TableFlow):
     # The machine takes a SideInput per side (R18.5); the extended one still its
     # ratings and a PC's modifiers and bumps.
     SIDE_INPUTS: ClassVar[bool] = False
+    # The machine holds a rolled round for hero points (roll, hero_point, settle: §2.2).
+    HOLDS_ROLLS: ClassVar[bool] = False
 
     # -- the engine's machine ---------------------------------------------------------
 
@@ -66,11 +68,13 @@ class LongFlow(TableFlow):
 
     # -- a round through the machine: roll, hero points, settle (§2.2, R5.3) ------------
 
-    def _roll_outcome(self, pc_roll: int, opponent_roll: int) -> Any:
+    def _roll_outcome(
+        self, pc_roll: int, opponent_roll: int, extra: dict[str, Any] | None = None
+    ) -> Any:
         """The machine rolls the round and holds it for hero points; the table shows
         the machine's own outcome so far (no preview of its own)."""
         if not self.SIDE_INPUTS:
-            return super()._roll_outcome(pc_roll, opponent_roll)
+            return super()._roll_outcome(pc_roll, opponent_roll, extra)
         machine = self._machine()
         # R18.5: a state, augment or stretch that changed since the last round changes
         # what lasts; this round's situational modifiers go with the roll.
@@ -84,12 +88,12 @@ class LongFlow(TableFlow):
         return machine.pending
 
     def _pending_outcome(self, pending: dict[str, Any]) -> Any:
-        if not self.SIDE_INPUTS:
+        if not self.HOLDS_ROLLS:
             return super()._pending_outcome(pending)
         return self._machine().pending
 
     def _spend_on_roll(self, side: str, pending: dict[str, Any]) -> Any:
-        if not self.SIDE_INPUTS:
+        if not self.HOLDS_ROLLS:
             return super()._spend_on_roll(side, pending)
         machine = self._machine()
         machine.hero_point(side=side)
@@ -102,7 +106,7 @@ class LongFlow(TableFlow):
 
     def _settle(self, pending: dict[str, Any]) -> dict:
         machine = self._machine()
-        if self.SIDE_INPUTS:
+        if self.HOLDS_ROLLS:
             entry = machine.settle()
         else:
             change = {

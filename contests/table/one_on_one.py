@@ -389,7 +389,7 @@ class TableFlow(SharedOffers):
         `extra` names what is rolled for (an extended contest's bid, a parting shot...)."""
         pc_roll = read_roll(data, "pc_roll", roller)
         opponent_roll = read_roll(data, "opponent_roll", roller)
-        outcome = self._roll_outcome(pc_roll, opponent_roll)
+        outcome = self._roll_outcome(pc_roll, opponent_roll, extra)
         self.state["pending"] = {
             **extra,
             "pc_roll": pc_roll,
@@ -541,8 +541,11 @@ class TableFlow(SharedOffers):
 
     # -- helpers ------------------------------------------------------------------
 
-    def _roll_outcome(self, pc_roll: int, opponent_roll: int) -> Any:
-        """The outcome of a fresh roll, before any hero point."""
+    def _roll_outcome(
+        self, pc_roll: int, opponent_roll: int, extra: dict[str, Any] | None = None
+    ) -> Any:
+        """The outcome of a fresh roll, before any hero point; `extra` says what it is
+        rolled for (an extended contest's action and bid)."""
         return self._simple_outcome(pc_roll, opponent_roll)
 
     def _pending_outcome(self, pending: dict[str, Any]) -> Any:

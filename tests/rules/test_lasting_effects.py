@@ -568,3 +568,71 @@ def test_a_group_extended_contest_gives_its_outcome_per_participant():
     assert outcome.consequences["Orc"] is not None and outcome.benefits["Orc"] is None
     assert outcome.benefits["Aria"] is not None and outcome.consequences["Aria"] is None
     assert json.loads(json.dumps(outcome.to_json())) == outcome.to_json()
+
+
+def test_an_extended_exchange_takes_its_hero_points_after_the_roll():
+    from contests.rules import ExtendedContest
+
+    contest = ExtendedContest(pc=14, opponent=14)
+    assert contest.roll(actor="pc", actor_roll=16, defender_roll=5).describe == "minor defeat"
+    before = contest.to_json()
+    for attempt, message in (
+        (lambda: contest.hero_point(side="opponent"), "only player characters"),
+        (lambda: contest.exchange(actor="pc", actor_roll=3, defender_roll=4), "settle it"),
+        (lambda: contest.roll(actor="pc", actor_roll=3, defender_roll=4), "settle it"),
+        (lambda: contest.unrelated_action(side="pc"), "settle it"),
+    ):
+        with pytest.raises(RulesError, match=message):
+            attempt()
+        assert contest.to_json() == before
+    assert contest.hero_point(side="pc").describe == "marginal victory"
+    entry = contest.settle()
+    assert (entry["actor_result"], entry["hero_point"]) == ("success", True)
+    assert contest.pending is None
+
+
+def test_the_held_roll_refuses_what_the_rules_forbid():
+    from contests.rules import ExtendedContest
+
+    contest = ExtendedContest(pc=14, opponent=14)
+    with pytest.raises(RulesError, match="hero points come after the roll"):
+        contest.roll(actor="pc", actor_roll=3, defender_roll=4, hero_point=True)
+    with pytest.raises(RulesError, match="not 'gift'"):
+        contest.roll(move="gift", recipient="pc", rating=12, bid=3, roll=3, resistance_roll=4)
+    contest.roll(actor="pc", actor_roll=1, defender_roll=5)  # a critical
+    with pytest.raises(RulesError, match="critical"):
+        contest.hero_point(side="pc")
+
+
+@given(
+    rounds=st.lists(
+        st.tuples(st.integers(1, 20), st.integers(1, 20), st.booleans()), min_size=1, max_size=12
+    )
+)
+def test_property_a_held_exchange_plays_as_the_one_step_exchange(rounds):
+    from contests.rules import ExtendedContest
+
+    held, direct = ExtendedContest(pc=15, opponent=14), ExtendedContest(pc=15, opponent=14)
+    for actor_roll, defender_roll, spend in rounds:
+        if direct.is_over:
+            break
+        actor = direct.turn
+        bid = min(3, direct.bid_limit(actor))
+        if bid < 1:
+            break
+        held.roll(actor=actor, actor_roll=actor_roll, defender_roll=defender_roll, bid=bid)
+        pc_result = held.pending.pc_result
+        spend = spend and pc_result is not Result.CRITICAL
+        if spend:
+            held.hero_point(side="pc")
+        held.settle()
+        direct.exchange(
+            actor=actor,
+            actor_roll=actor_roll,
+            defender_roll=defender_roll,
+            bid=bid,
+            hero_point=spend,
+        )
+    assert held.state() == direct.state()
+    rebuilt = ExtendedContest.from_json(json.loads(json.dumps(held.to_json())))
+    assert rebuilt.state() == held.state()
