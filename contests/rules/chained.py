@@ -10,13 +10,12 @@ both sides declare they leave. §2.8.2 lets a finished simple contest become rou
 
 from __future__ import annotations
 
-import copy
 from dataclasses import replace
 from typing import Any, Literal
 
 from .dice import Result, Roller, check_roll, d20, roll_result
 from .errors import IllegalAction, RulesError
-from .machine import ContestMachine, action
+from .machine import ContestMachine, HoldsRolls, action
 from .modifiers import refuse_resistance_modifier
 from .ratings import Rating
 from .results import ContestOutcome, long_outcome
@@ -111,7 +110,7 @@ def _side_label(side: str) -> str:
     return "the PC" if side == "pc" else "the opponent"
 
 
-class ChainedContest(ContestMachine):
+class ChainedContest(HoldsRolls, ContestMachine):
     """A one-on-one chained contest (§5.4, R14).
 
     Setup (JSON-able): `pc` and `opponent`, each a `SideInput` (rating, lasting
@@ -144,8 +143,8 @@ class ChainedContest(ContestMachine):
         self.states: dict[str, State | None] = {"pc": None, "opponent": None}
         self.rounds: list[dict[str, Any]] = []
         self.end: str | None = None
-        # A rolled round waiting for hero points (§2.2, R5.3): its arguments.
-        self.waiting: dict[str, Any] | None = None
+        # A rolled round held for hero points (§2.2, R5.3): its arguments.
+        self.held: dict[str, Any] | None = None
 
     @property
     def ratings(self) -> dict[str, Rating]:
@@ -214,7 +213,7 @@ class ChainedContest(ContestMachine):
             "better_roll": self.better_roll,
             "opponent_is_pc": self.opponent_is_pc,
             "rounds": [dict(entry) for entry in self.rounds],
-            "pending": self._preview() if self.waiting is not None else None,
+            "pending": self.pending.to_json() if self.held is not None else None,
             "is_over": self.is_over,
             "end": self.end,
             "winner": self.winner,
@@ -245,7 +244,7 @@ class ChainedContest(ContestMachine):
         raises that side's result one step and is refused on a critical (R5.3).
         Returns the round's log entry.
         """
-        self._refuse_waiting("play another round")
+        self._refuse_held("play another round")
         return self._round(
             pc_roll=pc_roll,
             opponent_roll=opponent_roll,
@@ -269,51 +268,26 @@ class ChainedContest(ContestMachine):
         opponent_modifier: int = 0,
         pc_disengages: bool = False,
         opponent_disengages: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Outcome:
         """Roll a round (the arguments of `play_round` but the hero points) and let it
         wait: both results are known (§2.2), a player may spend a `hero_point`, and
-        `settle` applies the table. Returns the round's entry as it would stand."""
-        self._refuse_waiting("roll again")
-        self.waiting = {
-            "pc_roll": pc_roll,
-            "opponent_roll": opponent_roll,
-            "pc_modifier": pc_modifier,
-            "opponent_modifier": opponent_modifier,
-            "pc_disengages": pc_disengages,
-            "opponent_disengages": opponent_disengages,
-            "pc_hero_point": False,
-            "opponent_hero_point": False,
-        }
-        return self._preview()
+        `settle` applies the table (`HoldsRolls`). Returns the outcome so far."""
+        return self._hold(
+            {
+                "pc_roll": pc_roll,
+                "opponent_roll": opponent_roll,
+                "pc_modifier": pc_modifier,
+                "opponent_modifier": opponent_modifier,
+                "pc_disengages": pc_disengages,
+                "opponent_disengages": opponent_disengages,
+            }
+        )
 
-    @action
-    def hero_point(self, *, side: str) -> dict[str, Any]:
-        """`side` spends a hero point on the rolled round: its result one step up
-        (§2.3.5.5). One per roll, a player's side only, never on a critical (R5.3)."""
-        if self.waiting is None:
-            raise IllegalAction("no roll waits for a hero point: roll the round first")
-        if side not in SIDES:
-            raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
-        if self.waiting[f"{side}_hero_point"]:
-            raise IllegalAction(f"{_side_label(side)} has spent a hero point on this roll (R5.3)")
-        self.waiting[f"{side}_hero_point"] = True
-        return self._preview()
+    def _play_held(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self._round(**arguments)
 
-    @action
-    def settle(self) -> dict[str, Any]:
-        """Apply the Chained Contest Table to the rolled round (§5.4)."""
-        if self.waiting is None:
-            raise IllegalAction("no round is rolled: roll it first")
-        waiting, self.waiting = self.waiting, None
-        return self._round(**waiting)
-
-    @property
-    def pending(self) -> Outcome | None:
-        """The rolled round's outcome so far (its results read as a simple contest),
-        waiting for hero points; None if no round is rolled."""
-        if self.waiting is None:
-            return None
-        entry = self._preview()
+    def _held_outcome(self, entry: dict[str, Any], arguments: dict[str, Any]) -> Outcome:
+        """The held round's results read as a simple contest, from the PC's side."""
         outcome = compare_results(
             Result[entry["pc_result"].upper()],
             Result[entry["opponent_result"].upper()],
@@ -327,17 +301,8 @@ class ChainedContest(ContestMachine):
             opponent_hero_point=entry["hero_points"]["opponent"],
         )
 
-    def _preview(self) -> dict[str, Any]:
-        """The waiting round played on a copy: what `settle` would log."""
-        trial = copy.deepcopy(self)
-        trial.waiting = None
-        return trial._round(**copy.deepcopy(self.waiting))
-
-    def _refuse_waiting(self, what: str) -> None:
-        if self.waiting is not None:
-            raise IllegalAction(
-                f"a rolled round waits for hero points: settle it before you {what}"
-            )
+    def _side_name(self, side: str) -> str:
+        return self.sides[side].label
 
     def _round(
         self,
@@ -445,7 +410,7 @@ class ChainedContest(ContestMachine):
         the machine's and stay."""
         if side not in SIDES:
             raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
-        self._refuse_waiting("change a side")
+        self._refuse_held("change a side")
         self.sides[side] = check_update(self.sides[side], input)
 
     # ----------------------------------------------------------------- helpers

@@ -122,6 +122,82 @@ class ContestMachine:
         return machine
 
 
+class HoldsRolls:
+    """A roll held for hero points, shared by the long one-on-one machines (§2.2: "You
+    can decide to use a hero point for a bump after the die roll results are
+    calculated"; R5.3). The machine's own `roll` action holds its arguments with
+    `_hold`, both results known; `hero_point(side=...)` raises a player's result (once
+    per roll; the machine's play refuses a critical and the GM's side); `settle()` plays
+    it; `pending` is the outcome so far. Nothing else may happen meanwhile (machines call
+    `_refuse_held`).
+
+    A machine sets `held = None` at its start and gives `_play_held(arguments)` (play
+    the held action, unrecorded) and `_held_outcome(result, arguments)` (its Outcome
+    from the PC's side); `HERO_POINT_ARGS` names each side's hero point argument.
+    """
+
+    HERO_POINT_ARGS: ClassVar[dict[str, str]] = {
+        "pc": "pc_hero_point",
+        "opponent": "opponent_hero_point",
+    }
+    held: dict[str, Any] | None
+
+    def _hold(self, arguments: dict[str, Any]) -> Any:
+        self._refuse_held("roll again")
+        self.held = {**arguments, **{flag: False for flag in self.HERO_POINT_ARGS.values()}}
+        return self.pending
+
+    def _refuse_held(self, what: str = "go on") -> None:
+        if self.held is not None:
+            raise IllegalAction(f"a roll waits for hero points: settle it before you {what}")
+
+    @action
+    @after_end
+    def hero_point(self, *, side: str) -> Any:
+        """`side` spends a hero point on the held roll: its result one step up
+        (§2.3.5.5). Returns the outcome so far."""
+        if self.held is None:
+            raise IllegalAction("no roll waits for a hero point: roll first")
+        if side not in self.HERO_POINT_ARGS:
+            raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
+        flag = self.HERO_POINT_ARGS[side]
+        if self.held[flag]:
+            raise IllegalAction(
+                f"{self._side_name(side)} has spent a hero point on this roll (R5.3)"
+            )
+        self.held[flag] = True
+        return self.pending
+
+    @action
+    @after_end
+    def settle(self) -> Any:
+        """Play the held roll with the hero points spent on it."""
+        if self.held is None:
+            raise IllegalAction("nothing is rolled: roll first")
+        held, self.held = self.held, None
+        return self._play_held(held)
+
+    @property
+    def pending(self) -> Any:
+        """The held roll's outcome so far, from the PC's side; None if nothing is held.
+        It is played on a copy, so whatever the rules refuse is refused now."""
+        if self.held is None:
+            return None
+        trial = copy.deepcopy(self)
+        trial.held = None
+        result = trial._play_held(copy.deepcopy(self.held))
+        return self._held_outcome(result, self.held)
+
+    def _side_name(self, side: str) -> str:  # pragma: no cover - machines name sides
+        return side
+
+    def _play_held(self, arguments: dict[str, Any]) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def _held_outcome(self, result: Any, arguments: dict[str, Any]) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+
 def _refuse_unknown(function: Callable[..., Any], kwargs: dict[str, Any], what: str) -> None:
     """A RulesError naming what `function` does not take (not Python's TypeError)."""
     parameters = inspect.signature(function).parameters

@@ -464,9 +464,9 @@ def test_a_hero_point_is_decided_after_both_results_are_known(machine_class):
 @pytest.mark.parametrize("machine_class", [ScoredContest, ChainedContest])
 def test_the_hero_point_steps_refuse_what_the_rules_forbid_and_change_nothing(machine_class):
     contest = machine_class(pc=14, opponent=14)
-    with pytest.raises(RulesError, match="roll the round first"):
+    with pytest.raises(RulesError, match="roll first"):
         contest.hero_point(side="pc")
-    with pytest.raises(RulesError, match="roll it first"):
+    with pytest.raises(RulesError, match="nothing is rolled: roll first"):
         contest.settle()
     contest.roll(pc_roll=1, opponent_roll=5)  # a critical v a success
     before = contest.to_json()

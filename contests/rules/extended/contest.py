@@ -7,14 +7,13 @@ the state of `ExtendedContestBase`.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import replace
 from typing import Any
 
 from ..dice import Result, Roller, d20
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_flag, read_int, read_rating, read_roll
-from ..machine import action, after_end
+from ..machine import HoldsRolls, action, after_end
 from ..modifiers import refuse_resistance_modifier
 from ..simple import Outcome, compare_results
 from .rolls import (
@@ -28,7 +27,7 @@ from .state import SIDES, ExtendedContestBase, Side, _other
 from .tables import DEFAULT_BID, outcome_words, total_modifier
 
 
-class ExtendedContest(ExtendedContestBase):
+class ExtendedContest(HoldsRolls, ExtendedContestBase):
     """A one-on-one extended contest: a PC against an opponent (§5.3, R13).
 
     Setup (all JSON-able):
@@ -57,6 +56,8 @@ class ExtendedContest(ExtendedContestBase):
     # -- hero points after the roll (§2.2, R5.3): roll, hero_point, settle ------------
 
     HELD_ACTIONS = ("exchange", "parting_shot", "disengage")
+    # The PC's hero point is `hero_point` in this machine's actions.
+    HERO_POINT_ARGS = {"pc": "hero_point", "opponent": "opponent_hero_point"}
 
     @action
     @after_end
@@ -65,72 +66,27 @@ class ExtendedContest(ExtendedContestBase):
         arguments but the hero points) and hold it: both results are known (§2.2), a
         player may then spend a `hero_point`, and `settle` plays it. Returns the outcome
         so far, seen from the PC's side."""
-        if self.waiting is not None:
-            raise IllegalAction("a rolled action waits for hero points: settle it first")
         if move not in self.HELD_ACTIONS:
             raise RulesError(
                 f"roll holds an exchange, a parting shot or a disengagement, not {move!r}"
             )
         if self.is_over and move != "parting_shot":
             raise IllegalAction(f"the contest is over: {move} is not allowed")
-        spent = {"hero_point", "opponent_hero_point"} & set(arguments)
+        spent = set(self.HERO_POINT_ARGS.values()) & set(arguments)
         if spent:
             raise RulesError(
                 "hero points come after the roll: spend them with hero_point(side=...)"
             )
-        self.waiting = {
-            "move": move,
-            **arguments,
-            "hero_point": False,
-            "opponent_hero_point": False,
-        }
-        return self._held_outcome()
+        return self._hold({"move": move, **arguments})
 
-    @action
-    @after_end
-    def hero_point(self, *, side: str) -> Outcome:
-        """`side` spends a hero point on the held roll: its result one step up
-        (§2.3.5.5). One per roll, a player's side only, never on a critical (R5.3)."""
-        if self.waiting is None:
-            raise IllegalAction("no roll waits for a hero point: roll first")
-        side = self._check_side(side, "side")
-        flag = "hero_point" if side == "pc" else "opponent_hero_point"
-        if self.waiting[flag]:
-            raise IllegalAction(f"{self._label(side)} has spent a hero point on this roll (R5.3)")
-        self.waiting[flag] = True
-        return self._held_outcome()
+    def _play_held(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Play a held action without recording it again."""
+        held = dict(arguments)
+        method = getattr(type(self), held.pop("move")).__wrapped__
+        return method(self, **held)
 
-    @action
-    @after_end
-    def settle(self) -> dict[str, Any]:
-        """Play the held roll with the hero points spent on it."""
-        if self.waiting is None:
-            raise IllegalAction("nothing is rolled: roll first")
-        waiting, self.waiting = self.waiting, None
-        return self._run(self, waiting)
-
-    def _refuse_waiting(self) -> None:
-        if self.waiting is not None:
-            raise IllegalAction("a rolled action waits for hero points: settle it first")
-
-    @property
-    def pending(self) -> Outcome | None:
-        """The held roll's outcome so far, seen from the PC's side; None if none."""
-        return None if self.waiting is None else self._held_outcome()
-
-    @staticmethod
-    def _run(machine: ExtendedContest, held: dict[str, Any]) -> dict[str, Any]:
-        """Play a held action on `machine` without recording it again."""
-        arguments = {key: value for key, value in held.items() if key != "move"}
-        method = getattr(type(machine), held["move"]).__wrapped__
-        return method(machine, **arguments)
-
-    def _held_outcome(self) -> Outcome:
-        """The held action played on a copy: its two results, from the PC's side."""
-        assert self.waiting is not None
-        trial = copy.deepcopy(self)
-        trial.waiting = None
-        entry = self._run(trial, copy.deepcopy(self.waiting))
+    def _held_outcome(self, entry: dict[str, Any], arguments: dict[str, Any]) -> Outcome:
+        """The held action's two results, from the PC's side."""
         if entry["kind"] == "disengage":
             mine, theirs = entry["result"], entry["opponent_result"]
             my_roll, their_roll = entry["roll"], entry["opponent_roll"]
@@ -147,9 +103,12 @@ class ExtendedContest(ExtendedContestBase):
         )
         return replace(
             outcome,
-            pc_hero_point=bool(self.waiting["hero_point"]),
-            opponent_hero_point=bool(self.waiting["opponent_hero_point"]),
+            pc_hero_point=bool(arguments["hero_point"]),
+            opponent_hero_point=bool(arguments["opponent_hero_point"]),
         )
+
+    def _side_name(self, side: str) -> str:
+        return self._label(side)  # type: ignore[arg-type]
 
     # -- actions --------------------------------------------------------------
 
@@ -171,7 +130,7 @@ class ExtendedContest(ExtendedContestBase):
         (acting or defending), `opponent_hero_point` a PC opponent's on its own;
         `*_modifier` are situational modifiers for this exchange only (R9), never on a
         resistance (R18.3). Returns the log entry."""
-        self._refuse_waiting()
+        self._refuse_held()
         side = self._check_side(actor)
         self._check_turn(side)
         entry = self._play(
@@ -229,7 +188,7 @@ class ExtendedContest(ExtendedContestBase):
         on where it stopped. The earlier defeat stays in `defeats` for the GM, who may
         keep its consequence.
         """
-        self._refuse_waiting()
+        self._refuse_held()
         shooter = self.parting_shot_by
         if shooter is None:
             raise IllegalAction(
@@ -307,7 +266,7 @@ class ExtendedContest(ExtendedContestBase):
         Any simple contest it needs is played outside the machine; an augment won this
         way is applied with `switch_ability` (same ability, new modifier).
         """
-        self._refuse_waiting()
+        self._refuse_held()
         side = self._check_side(side)
         self._check_turn(side)
         entry = {
@@ -340,7 +299,7 @@ class ExtendedContest(ExtendedContestBase):
         nothing. `hero_point` is the PC's, on the PC's roll, whichever side that is;
         `opponent_hero_point` a PC opponent's (R18.8).
         """
-        self._refuse_waiting()
+        self._refuse_held()
         side = self._check_side(side)
         self._check_turn(side)
         round_now = self.round
@@ -412,7 +371,7 @@ class ExtendedContest(ExtendedContestBase):
         augment or a lasting modifier to the ability in use. A resistance takes no
         modifiers (R2) and no bumps here: the GM gives it a new rating instead.
         """
-        self._refuse_waiting()
+        self._refuse_held()
         side = self._check_side(side)
         if self.round == 1:
             raise IllegalAction(
@@ -449,7 +408,7 @@ class ExtendedContest(ExtendedContestBase):
         rolls against a resistance of twice the bid. `hero_point` is the gifter's own.
         Free: it takes no one's turn.
         """
-        self._refuse_waiting()
+        self._refuse_held()
         recipient = self._check_side(recipient, "recipient")
         gift = roll_gift(
             rating, bid, roll, resistance_roll, hero_point, better_roll=self.better_roll

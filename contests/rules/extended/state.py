@@ -123,7 +123,7 @@ class ExtendedContestBase(ContestMachine):
             contestant.used.append(contestant.tn.total)
         self.turns_taken = 0
         # A rolled action held for hero points (§2.2, R5.3): its name and arguments.
-        self.waiting: dict[str, Any] | None = None
+        self.held: dict[str, Any] | None = None
         self.exchanges: list[dict[str, Any]] = []
         self.defeats: list[dict[str, Any]] = []
         self.disengaged: Side | None = None

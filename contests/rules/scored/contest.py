@@ -7,7 +7,7 @@ from typing import Any
 from ..dice import Roller, d20
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_better_roll, read_flag, read_rating, read_roll
-from ..machine import ContestMachine, action, after_end
+from ..machine import ContestMachine, HoldsRolls, action, after_end
 from ..modifiers import refuse_resistance_modifier
 from ..results import ContestOutcome, long_outcome
 from ..sides import SideInput, check_update, read_sides
@@ -40,7 +40,7 @@ from .tables import (
 # ---------------------------------------------------------------------------
 
 
-class ScoredContest(ContestMachine):
+class ScoredContest(HoldsRolls, ContestMachine):
     """A PC against one opponent, first to 5 resolution points (§5.1, R12).
 
     Setup (all JSON-able keyword arguments):
@@ -95,8 +95,8 @@ class ScoredContest(ContestMachine):
         self._ended_by: str | None = None
         self._knockout_points = 0
         self._parting_shot_open = False
-        # A rolled round waiting for hero points (§2.2, R5.3): its arguments.
-        self._pending: dict[str, Any] | None = None
+        # A rolled round held for hero points (§2.2, R5.3): its arguments.
+        self.held: dict[str, Any] | None = None
         if first_round is not None:
             self._score_escalated_round(first_round)
 
@@ -307,7 +307,7 @@ class ScoredContest(ContestMachine):
             "ended_by": self._ended_by,
             "degree": self.degree,
             "parting_shot_available": self._parting_shot_open,
-            "pending": self.pending.to_json() if self._pending is not None else None,
+            "pending": self.pending.to_json() if self.held is not None else None,
             "consequences": self.consequences() if over else None,
         }
 
@@ -359,7 +359,7 @@ class ScoredContest(ContestMachine):
         point raises that side's result one step after bumps; it is refused on a
         critical and for the GM's opponent. Returns the `ScoredRound`.
         """
-        self._refuse_pending("play another round")
+        self._refuse_held("play another round")
         return self._round(
             pc_roll=pc_roll,
             opponent_roll=opponent_roll,
@@ -394,69 +394,31 @@ class ScoredContest(ContestMachine):
     ) -> Outcome:
         """Roll a round (the arguments of `play_round` but the hero points) and let it
         wait: both results are known (§2.2: "after the die roll results are
-        calculated"), a player may then spend a `hero_point`, and `settle` scores it.
-        Returns the outcome so far."""
-        self._refuse_pending("roll again")
-        self._pending = {
-            "pc_roll": pc_roll,
-            "opponent_roll": opponent_roll,
-            "pc_tactic": pc_tactic,
-            "opponent_tactic": opponent_tactic,
-            "pc_modifier": pc_modifier,
-            "opponent_modifier": opponent_modifier,
-            "pc_bumps": pc_bumps,
-            "opponent_bumps": opponent_bumps,
-            "pc_rating": pc_rating,
-            "opponent_rating": opponent_rating,
-            "pc_hero_point": False,
-            "opponent_hero_point": False,
-        }
-        return self._pending_play().outcome
-
-    @action
-    def hero_point(self, *, side: str) -> Outcome:
-        """`side` spends a hero point on the rolled round: its result one step up
-        (§2.3.5.5). One per roll, a player's side only, never on a critical (R5.3).
-        Returns the outcome so far."""
-        if self._pending is None:
-            raise IllegalAction("no roll waits for a hero point: roll the round first")
-        if side not in SIDES:
-            raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
-        if self._pending[f"{side}_hero_point"]:
-            raise IllegalAction(f"{self._names[side]} has spent a hero point on this roll (R5.3)")
-        self._pending[f"{side}_hero_point"] = True
-        return self._pending_play().outcome
-
-    @action
-    def settle(self) -> ScoredRound:
-        """Score the rolled round with the hero points spent on it (§5.1.1 step 4)."""
-        if self._pending is None:
-            raise IllegalAction("no round is rolled: roll it first")
-        pending, self._pending = self._pending, None
-        return self._round(**pending)
-
-    @property
-    def pending(self) -> Outcome | None:
-        """The rolled round's outcome so far, waiting for hero points; None if none."""
-        return None if self._pending is None else self._pending_play().outcome
-
-    def _pending_play(self) -> RoundPlay:
-        assert self._pending is not None
-        p = self._pending
-        read_tactics(self._names, p["pc_tactic"], p["opponent_tactic"])
-        return self._play_contest(
-            rolls={"pc": p["pc_roll"], "opponent": p["opponent_roll"]},
-            hero_points={"pc": p["pc_hero_point"], "opponent": p["opponent_hero_point"]},
-            overrides={"pc": p["pc_rating"], "opponent": p["opponent_rating"]},
-            modifiers={"pc": p["pc_modifier"], "opponent": p["opponent_modifier"]},
-            bumps={"pc": p["pc_bumps"], "opponent": p["opponent_bumps"]},
+        calculated"), a player may then spend a `hero_point`, and `settle` scores it
+        (`HoldsRolls`). Returns the outcome so far."""
+        return self._hold(
+            {
+                "pc_roll": pc_roll,
+                "opponent_roll": opponent_roll,
+                "pc_tactic": pc_tactic,
+                "opponent_tactic": opponent_tactic,
+                "pc_modifier": pc_modifier,
+                "opponent_modifier": opponent_modifier,
+                "pc_bumps": pc_bumps,
+                "opponent_bumps": opponent_bumps,
+                "pc_rating": pc_rating,
+                "opponent_rating": opponent_rating,
+            }
         )
 
-    def _refuse_pending(self, what: str) -> None:
-        if self._pending is not None:
-            raise IllegalAction(
-                f"a rolled round waits for hero points: settle it before you {what}"
-            )
+    def _play_held(self, arguments: dict[str, Any]) -> ScoredRound:
+        return self._round(**arguments)
+
+    def _held_outcome(self, result: ScoredRound, arguments: dict[str, Any]) -> Outcome:
+        return result.outcome
+
+    def _side_name(self, side: str) -> str:
+        return self._names[side]
 
     def _round(
         self,
@@ -591,7 +553,7 @@ class ScoredContest(ContestMachine):
         less: the GM then switches the other side too."""
         if side not in SIDES:
             raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
-        self._refuse_pending("switch abilities")
+        self._refuse_held("switch abilities")
         read_rating(rating, f"{self._names[side]}'s new rating")
         self._set_side(side, self._sides[side].with_rating(rating))
 
@@ -602,7 +564,7 @@ class ScoredContest(ContestMachine):
         controls it stay."""
         if side not in SIDES:
             raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
-        self._refuse_pending("change a side")
+        self._refuse_held("change a side")
         self._set_side(side, check_update(self._sides[side], input))
 
     def _set_side(self, side: Side, new: SideInput) -> None:
