@@ -19,6 +19,7 @@ from .test_live_contest import same_everywhere, wait_seq
 
 TAMSIN = "Tamsin Reedwalker (Alice)"
 EXTENDED, CHAINED, UNDO = "Reed-wolves", "The broken lyre", "The flooded ford"
+DUEL = "The ferry fare"
 WOUND = "The bridge toll"
 # §2.11.2 Benefits of Victory, by degree.
 BENEFIT = {"marginal": "fresh", "minor": "pumped", "major": "invigorated", "complete": "heroic"}
@@ -26,7 +27,7 @@ BENEFIT = {"marginal": "fresh", "minor": "pumped", "major": "invigorated", "comp
 
 @pytest.fixture(scope="module")
 def campaigns(table_server):
-    return table_server.new_campaigns(EXTENDED, CHAINED, UNDO, WOUND)
+    return table_server.new_campaigns(EXTENDED, CHAINED, UNDO, WOUND, DUEL)
 
 
 def totals(page) -> dict[str, str]:
@@ -296,3 +297,45 @@ def test_a_wound_lowers_the_tn_odds_and_labels_everywhere_and_undo_restores_them
         page.reload()
         expect(page.locator("#connection-status")).to_have_text("Connected")
         expect(page.locator('#contest .side[data-side="pc"] .tn')).to_have_text("14")
+
+
+def test_two_players_fight_an_extended_duel_each_with_their_own_hero_point(people, campaigns):
+    """R18.8 (§2.3.1.2): Tamsin against Brannoc in an extended contest. Each player acts
+    for their own character only, and Bob spends Brannoc's hero point on his roll: every
+    page shows it, and the exchange the engine plays counts it."""
+    campaign = campaigns[DUEL]
+    gm, alice, bob = (people.at_table(u, campaign) for u in ("gm", "alice", "bob"))
+    pages = [gm, alice, bob]
+    frame_contest(gm, "Extended contest", "The ferry fare", TAMSIN, against="Brannoc Ironmouth")
+    wait_seq(pages, 1)
+    choose_ability(alice, "pc", "Knife Fighting 14")
+    wait_seq(pages, 2)
+    choose_ability(bob, "opponent", "Hard to Frighten 15")
+    wait_seq(pages, 3)
+    # Only Bob has Brannoc's controls; Alice has Tamsin's.
+    expect(
+        side(alice, "opponent").get_by_role("button", name="Enter a physical roll")
+    ).to_have_count(0)
+    side(alice, "pc").get_by_label(re.compile(r"^Bid")).fill("4")
+    click(alice, "Bid")
+    wait_seq(pages, 4)
+    # Tamsin's 5 succeeds at 14; Brannoc's 17 fails at 15.
+    enter_roll(alice, "pc", 5)
+    wait_seq(pages, 5)
+    enter_roll(bob, "opponent", 17)
+    wait_seq(pages, 6)
+    click(gm, "Roll")
+    wait_seq(pages, 7)
+    assert "Brannoc Ironmouth rolled 17 (failure)" in same_everywhere(pages, "#contest .pending")
+    spend = re.compile(r"^Spend a hero point")
+    expect(alice.locator("#contest").get_by_role("button", name=spend)).to_have_count(1)  # hers
+    bob.locator("#contest").get_by_role("button", name=spend).click()
+    wait_seq(pages, 8)
+    expect(gm.locator("#roll-log li").first).to_contain_text(
+        "Brannoc Ironmouth spends a hero point"
+    )
+    # Success against success: the better roll (17, high) wins; Tamsin loses half her bid.
+    click(gm, "Resolve the round")
+    wait_seq(pages, 9)
+    same_everywhere(pages, "#contest .totals")
+    assert totals(bob) == {"Tamsin Reedwalker": "12", "Brannoc Ironmouth": "15"}
