@@ -35,7 +35,6 @@ class ChainedFlow(LongFlow):
         return super().target(side)
 
     SIDE_INPUTS = True
-    HOLDS_ROLLS = True
 
     def _wound(self, side: str) -> State | None:
         engine = (self.state.get("machine") or {}).get("state") or {}

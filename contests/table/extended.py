@@ -74,8 +74,6 @@ class ExtendedFlow(LongFlow):
         machine = self._machine()
         return max(1, min(DEFAULT_BID, machine.bid_limit(machine.turn)))
 
-    HOLDS_ROLLS = True
-
     def _roll_outcome(
         self, pc_roll: int, opponent_roll: int, extra: dict[str, Any] | None = None
     ) -> Any:

@@ -18,11 +18,9 @@ class LongFlow(TableFlow):
     RESOLVE_LABEL = "Resolve the round"
     MACHINE: ClassVar[Any]  # the engine's contest class
     TOTALS_KIND: ClassVar[str]  # what the totals count: "RP", "AP" or "state"
-    # The machine takes a SideInput per side (R18.5); the extended one still its
-    # ratings and a PC's modifiers and bumps.
+    # The machine's sides are SideInputs it updates between rounds (update_side, R18.5);
+    # the extended machine takes them at its start and a new ability by switch_ability.
     SIDE_INPUTS: ClassVar[bool] = False
-    # The machine holds a rolled round for hero points (roll, hero_point, settle: §2.2).
-    HOLDS_ROLLS: ClassVar[bool] = False
 
     # -- the engine's machine ---------------------------------------------------------
 
@@ -88,13 +86,9 @@ class LongFlow(TableFlow):
         return machine.pending
 
     def _pending_outcome(self, pending: dict[str, Any]) -> Any:
-        if not self.HOLDS_ROLLS:
-            return super()._pending_outcome(pending)
         return self._machine().pending
 
     def _spend_on_roll(self, side: str, pending: dict[str, Any]) -> Any:
-        if not self.HOLDS_ROLLS:
-            return super()._spend_on_roll(side, pending)
         machine = self._machine()
         machine.hero_point(side=side)
         self.state["machine"] = machine.to_json()
@@ -106,14 +100,7 @@ class LongFlow(TableFlow):
 
     def _settle(self, pending: dict[str, Any]) -> dict:
         machine = self._machine()
-        if self.HOLDS_ROLLS:
-            entry = machine.settle()
-        else:
-            change = {
-                side: self._engine_target(side).rating.total - self.state["start_tn"][side]
-                for side in SIDES
-            }
-            entry = self._play_round(machine, pending, change)
+        entry = machine.settle()
         self.state["machine"] = machine.to_json()
         self.state["rounds"].append({**pending, "entry": jsonable(entry)})
         self.state["pending"] = None
@@ -133,21 +120,6 @@ class LongFlow(TableFlow):
             self.state.update(phase="preparing", outcome=None, suggested=[])
         return payload
 
-    def _play_round(self, machine: Any, pending: dict, change: dict[str, int]) -> Any:
-        """Play the pending roll as the engine's next round or exchange (§5); `change`:
-        each side's TN now less the one the engine started with (R9)."""
-        raise NotImplementedError
-
-    @staticmethod
-    def _rolled(pending: dict) -> dict[str, Any]:
-        """The pending roll's dice and hero points, as the engines take them."""
-        return {
-            "pc_roll": pending["pc_roll"],
-            "opponent_roll": pending["opponent_roll"],
-            "pc_hero_point": pending["pc_hero_point"],
-            "opponent_hero_point": pending["opponent_hero_point"],
-        }
-
     def _totals(self, machine: Any) -> dict[str, Any]:
         """Each side's standing, by name, for the log and the totals."""
         raise NotImplementedError
@@ -165,8 +137,8 @@ class LongFlow(TableFlow):
         where the machine gives its `outcome`, its consequences and the winner's benefit
         of victory are what the GM confirms (§5.1.1 step 6, R18.6)."""
         self._decide(machine.winner, machine.degree)
-        outcome = getattr(machine, "outcome", None)
-        if outcome is None or not self.state["apply_consequences"]:
+        outcome = machine.outcome
+        if not self.state["apply_consequences"]:
             return
         suggested = [
             {"side": side, "state": state.value}

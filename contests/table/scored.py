@@ -15,7 +15,6 @@ class ScoredFlow(LongFlow):
     ROUND_TACTICS = ("normal", "risky_gambit", "defensive", "asymmetrical", "disengage")
 
     SIDE_INPUTS = True
-    HOLDS_ROLLS = True
 
     def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
         return {"stakes": self.state["stakes"]}

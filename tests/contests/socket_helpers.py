@@ -19,11 +19,22 @@ def session_cookie(user) -> tuple[bytes, bytes]:
     )
 
 
-def table_socket(
-    application, campaign_id: int, cookie=None, origin=ORIGIN
-) -> WebsocketCommunicator:
+class TableSocket(WebsocketCommunicator):
+    """A browser's socket to the table. Its handshake may wait as long as a message
+    does (`receive_until`): the first socket of a test worker imports and connects
+    everything, which on a busy 2-core machine can take more than Channels' default
+    second."""
+
+    async def connect(self, timeout: float = 10):
+        return await super().connect(timeout=timeout)
+
+    async def disconnect(self, code: int = 1000, timeout: float = 10):
+        return await super().disconnect(code=code, timeout=timeout)
+
+
+def table_socket(application, campaign_id: int, cookie=None, origin=ORIGIN) -> TableSocket:
     headers = [h for h in (origin, cookie) if h is not None]
-    return WebsocketCommunicator(application, f"/ws/tables/{campaign_id}/", headers=headers)
+    return TableSocket(application, f"/ws/tables/{campaign_id}/", headers=headers)
 
 
 async def receive_until(
