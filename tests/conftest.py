@@ -21,6 +21,14 @@ from questworlds_site.env import channel_layer_from_env
 # start keep the real hasher.
 settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+# The pytest process runs ORM code from many short-lived threads (each async test's
+# executor), and a thread gives its connection back to psycopg's pool only when it
+# closes it: over a whole run the borrowed connections reach the pool's bound and every
+# later query waits DB_POOL_TIMEOUT, so socket tests time out at random. The tests'
+# own process connects without the pool; the servers the tests start (browser tests,
+# tests/site/test_connection_burst.py) keep it, as production does.
+settings.DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
+
 # Speed is measured by the benchmarks, never asserted: Hypothesis's per-example deadline
 # is a timed assert that a busy machine (two workers, a browser) trips at random.
 hypothesis.settings.register_profile("questworlds", deadline=None)
