@@ -7,6 +7,7 @@ import pytest
 
 from contests.services import actor_for
 from contests.table.registry import load_flow
+from tests.table import Table
 
 from .conftest import ability
 
@@ -101,8 +102,12 @@ def test_a_double_fumble_in_a_group_simple_contest_is_ruled_a_marginal_defeat(
         ],
     )
     table.act(contest, gm, "roll", rolls=(20, 20, 3, 15))  # Tamsin and the river fumble
-    if contest.state["phase"] == "rolled":
-        contest = table.act(contest, gm, "resolve")
+    assert contest.state["phase"] == "rolled"  # hero points may still come
+    assert not offered(contest, gm, "both_fumble")
+    table.refused(contest, gm, "both_fumble", "once the contest is decided", participant="Tamsin")
+    contest = table.act(contest, gm, "resolve")
+    decided = {k: v for k, v in contest.state["outcome"].items() if k != "both_fumbled"}
+    others = [s for s in contest.state["suggested"] if s["participant"] != "Tamsin"]
     assert offered(contest, gm, "both_fumble") and not offered(contest, alice, "both_fumble")
     table.refused(contest, gm, "both_fumble", "both contestants fumbled", participant="Brannoc")
     table.refused(contest, alice, "both_fumble", "only the GM", participant="Tamsin")
@@ -110,4 +115,119 @@ def test_a_double_fumble_in_a_group_simple_contest_is_ruled_a_marginal_defeat(
     tamsin_suggested = [s for s in contest.state["suggested"] if s["participant"] == "Tamsin"]
     assert tamsin_suggested == [{"participant": "Tamsin", "state": "hurt"}]
     assert contest.events.filter(type="both_fumble").exists()
+    # The pairing's points and the group's outcome stand; only Tamsin's state is hers.
+    assert {k: v for k, v in contest.state["outcome"].items() if k != "both_fumbled"} == decided
+    assert [s for s in contest.state["suggested"] if s["participant"] != "Tamsin"] == others
     table.refused(contest, gm, "both_fumble", "already ruled", participant="Tamsin")
+
+
+def test_no_relevant_ability_is_recorded_and_undone_by_choosing_an_ability(
+    table, session, gm, alice, tamsin
+):
+    contest = table.frame("simple", pc=tamsin, opponent={"name": "The Weir", "rating": 14})
+    contest = table.act(contest, gm, "no_relevant_ability", side="pc")
+    event = contest.events.filter(type="no_relevant_ability").get()
+    assert "Tamsin has no relevant ability: a base TN of 6" in event.payload["summary"]
+    # Choosing an ability from the sheet again sets the ruling aside.
+    contest = table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    pc = contest.state["sides"]["pc"]
+    assert (pc["ability"], pc["rating"]) == ("Boatcraft", 17)
+    contest = table.act(contest, gm, "no_relevant_ability", side="pc")
+    assert Table.rebuilt(contest).state == contest.state
+    # Once rolled, the ruling is neither offered nor taken.
+    table.act(contest, gm, "roll", rolls=(3, 16))
+    contest.refresh_from_db()
+    assert not offered(contest, gm, "no_relevant_ability")
+    table.refused(contest, gm, "no_relevant_ability", "only be done before the roll", side="pc")
+
+
+def test_no_relevant_ability_for_a_group_participant(
+    table, session, gm, alice, bob, tamsin, brannoc
+):
+    contest = table.frame(
+        "group_simple",
+        prize="hold the causeway",
+        participants=[
+            {"character_id": tamsin.pk, "ability_id": ability(tamsin, "Boatcraft").pk},
+            {"character_id": brannoc.pk, "ability_id": ability(brannoc, "Temple singer").pk},
+            {"name": "The Grey River", "rating": 14},
+        ],
+    )
+    assert offered(contest, gm, "no_relevant_ability")
+    assert not offered(contest, alice, "no_relevant_ability")
+    table.refused(contest, alice, "no_relevant_ability", "only the GM", participant="Tamsin")
+    table.refused(contest, gm, "no_relevant_ability", "is the GM's", participant="The Grey River")
+    contest = table.act(contest, gm, "no_relevant_ability", participant="Tamsin")
+    row = next(p for p in contest.state["participants"] if p["name"] == "Tamsin")
+    assert (row["ability"], row["rating"], row["ability_id"]) == ("No relevant ability", 6, None)
+    event = contest.events.filter(type="no_relevant_ability").get()
+    assert "Tamsin has no relevant ability" in event.payload["summary"]
+    assert Table.rebuilt(contest).state == contest.state
+    # Tamsin's player picks an ability again: the ruling is set aside.
+    contest = table.act(
+        contest,
+        alice,
+        "choose_ability",
+        participant="Tamsin",
+        ability_id=ability(tamsin, "Sharp eyes").pk,
+    )
+    row = next(p for p in contest.state["participants"] if p["name"] == "Tamsin")
+    assert (row["ability"], row["rating"]) == ("Sharp eyes", 15)
+    table.act(contest, gm, "roll", rolls=(5, 16, 3, 15))
+    contest.refresh_from_db()
+    assert not offered(contest, gm, "no_relevant_ability")
+    table.refused(
+        contest, gm, "no_relevant_ability", "only be done before the roll", participant="Tamsin"
+    )
+
+
+def test_a_ruled_tie_is_replayed_undone_and_closed_by_the_consequences(
+    table, session, gm, alice, tamsin
+):
+    contest = tied(table, gm, alice, tamsin)
+    contest = table.act(contest, gm, "confusing_tie")
+    assert Table.rebuilt(contest).state == contest.state
+    contest = table.act(contest, gm, "undo")
+    assert not contest.winner and offered(contest, gm, "confusing_tie")
+    contest = table.act(contest, gm, "confusing_tie")
+    assert (contest.winner, contest.degree) == ("pc", "marginal")
+    contest = table.act(contest, gm, "apply_consequences")
+    assert not offered(contest, gm, "confusing_tie")
+    table.refused(contest, gm, "confusing_tie", "once the contest is decided; the contest is after")
+
+
+def test_a_tie_left_standing_is_not_ruled_after_the_consequences(table, session, gm, alice, tamsin):
+    contest = tied(table, gm, alice, tamsin)
+    contest = table.act(contest, gm, "apply_consequences")
+    assert not contest.winner and not offered(contest, gm, "confusing_tie")
+    table.refused(contest, gm, "confusing_tie", "once the contest is decided; the contest is after")
+
+
+def test_no_double_fumble_ruling_once_the_consequences_are_confirmed(
+    table, session, gm, alice, bob, tamsin, brannoc
+):
+    contest = table.frame(
+        "group_simple",
+        prize="hold the causeway",
+        participants=[
+            {"character_id": tamsin.pk, "ability_id": ability(tamsin, "Boatcraft").pk},
+            {"character_id": brannoc.pk, "ability_id": ability(brannoc, "Temple singer").pk},
+            {"name": "The Grey River", "rating": 14},
+        ],
+    )
+    contest = table.act(contest, gm, "roll", rolls=(20, 20, 3, 15))
+    assert contest.state["phase"] == "rolled"  # hero points may still come
+    contest = table.act(contest, gm, "resolve")
+    contest = table.act(contest, gm, "both_fumble", participant="Tamsin")
+    assert Table.rebuilt(contest).state == contest.state
+    contest = table.act(contest, gm, "apply_consequences")
+    assert not offered(contest, gm, "both_fumble")
+    table.refused(
+        contest,
+        gm,
+        "both_fumble",
+        "once the contest is decided; the contest is after",
+        participant="Tamsin",
+    )

@@ -4,6 +4,8 @@ contest ruled a marginal defeat (§4.4.2 footnote), no relevant ability (§2.1.2
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from contests.rules import IllegalAction, Result, State, target_number
 from contests.rules.group_simple import both_fumble_defeat, both_fumbled
 from contests.rules.simple import NO_RELEVANT_ABILITY, compare_results, confusing_tie
+from contests.rules.states import CONSEQUENCE_OF_DEFEAT
 
 RESULTS = list(Result)
 CELLS = [(pc, opponent) for pc in RESULTS for opponent in RESULTS]
@@ -39,14 +42,40 @@ def test_a_tie_between_two_pcs_stands_2_10():
     pc=st.sampled_from(RESULTS),
     opponent=st.sampled_from(RESULTS),
     rolls=st.tuples(st.integers(1, 20), st.integers(1, 20)),
+    better_roll=st.sampled_from(["high", "low"]),
 )
 def test_property_a_ruled_tie_is_always_a_marginal_victory_and_nothing_else_moves(
+    pc, opponent, rolls, better_roll
+):
+    outcome = compare_results(pc, opponent, *rolls, better_roll=better_roll)
+    if outcome.level != 0:
+        # §2.3.5.2 is about ties only: any other outcome is refused and left as it was.
+        before = replace(outcome)
+        with pytest.raises(IllegalAction, match="only a tie"):
+            confusing_tie(outcome)
+        assert outcome == before
+        return
+    ruled = confusing_tie(outcome)
+    assert (ruled.level, ruled.describe) == (1, "marginal victory")
+    # The dice and results stand: only the winner and degree are the GM's ruling.
+    assert replace(ruled, winner=None, degree=None) == outcome
+
+
+@given(
+    pc=st.sampled_from(RESULTS),
+    opponent=st.sampled_from(RESULTS),
+    rolls=st.tuples(st.integers(1, 20), st.integers(1, 20)),
+)
+def test_property_a_double_fumble_ruling_is_a_marginal_defeat_exactly_when_both_fumble(
     pc, opponent, rolls
 ):
     outcome = compare_results(pc, opponent, *rolls)
-    if outcome.level != 0:
-        return
-    assert confusing_tie(outcome).level == 1
+    if pc is Result.FUMBLE and opponent is Result.FUMBLE:
+        assert outcome.level == 0  # §4.4.2: "Tie*", whatever the rolls
+        assert both_fumble_defeat(outcome) is CONSEQUENCE_OF_DEFEAT["marginal"]
+    else:
+        with pytest.raises(IllegalAction, match="both contestants fumbled"):
+            both_fumble_defeat(outcome)
 
 
 @pytest.mark.parametrize(("pc", "opponent"), CELLS)
