@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from contests.live import render_contest
 from contests.services import actor_for
 from contests.table.registry import load_flow
 from tests.table import Table
@@ -40,6 +41,9 @@ def test_the_gm_rules_a_confusing_tie_a_marginal_victory(table, session, gm, ali
     contest = table.act(contest, gm, "confusing_tie")
     assert (contest.winner, contest.degree) == ("pc", "marginal")
     assert contest.state["suggested"] == [{"side": "pc", "state": "fresh"}]
+    assert "A confusing tie, ruled a marginal victory (§2.3.5.2)." in render_contest(
+        contest, "player"
+    )
     event = contest.events.filter(type="confusing_tie").get()
     assert "rules the tie a marginal victory for Tamsin" in event.payload["summary"]
     assert not offered(contest, gm, "confusing_tie")  # once
@@ -115,6 +119,9 @@ def test_a_double_fumble_in_a_group_simple_contest_is_ruled_a_marginal_defeat(
     tamsin_suggested = [s for s in contest.state["suggested"] if s["participant"] == "Tamsin"]
     assert tamsin_suggested == [{"participant": "Tamsin", "state": "hurt"}]
     assert contest.events.filter(type="both_fumble").exists()
+    assert "The GM ruled a marginal defeat for Tamsin, who fumbled as The Grey River did" in (
+        render_contest(contest, "spectator")
+    )
     # The pairing's points and the group's outcome stand; only Tamsin's state is hers.
     assert {k: v for k, v in contest.state["outcome"].items() if k != "both_fumbled"} == decided
     assert [s for s in contest.state["suggested"] if s["participant"] != "Tamsin"] == others
