@@ -94,3 +94,19 @@ def test_no_relevant_ability_is_a_base_tn_of_6_and_takes_modifiers_2_1_2_1():
     assert NO_RELEVANT_ABILITY == 6
     tn = target_number(NO_RELEVANT_ABILITY, augments=[3], states=["hurt"])
     assert tn.rating.total == 6 + 3 - 3
+
+
+@given(
+    base=st.integers(1, 60),
+    augments=st.lists(st.integers(-10, 10), max_size=3),
+    states=st.lists(st.sampled_from(["hurt", "impaired", "injured"]), max_size=2),
+)
+def test_property_modifiers_move_a_base_tn_of_6_as_they_move_a_rating_2_1_2_1(
+    base, augments, states
+):
+    # "Like ratings, it may also be subject to modifiers": the same modifiers shift a base
+    # TN of 6 by the same amount as any rating.
+    none = target_number(NO_RELEVANT_ABILITY, augments=augments, states=states)
+    rated = target_number(base, augments=augments, states=states)
+    assert none.rating.total - NO_RELEVANT_ABILITY == rated.rating.total - base
+    assert none.bumps == rated.bumps
