@@ -61,8 +61,14 @@ class AbilityLine:
 
 
 def ability_rating(ability: Ability) -> int:
-    """An ability's rating total: a breakout is its keyword's plus its bonus (§3.3)."""
-    if ability.keyword_id:
+    """The rating a character rolls with this ability (§3.3): a breakout (keywords as an
+    umbrella) is its keyword's rating plus its bonus ("Detective 17 Forensics +2": 19).
+    Any other row is rated on its own: with keywords as packages an ability of a
+    keyword's package that is written on the sheet has its own rating (it names its
+    package in `keyword` but does not add to it), and a flaw that came with a keyword
+    has its own rating too (§3.3 Flaws)."""
+    # §3.3
+    if ability.kind == AbilityKind.BREAKOUT and ability.keyword_id:
         return ability.keyword.rating + ability.rating
     return ability.rating
 

@@ -561,3 +561,34 @@ def test_a_keyword_as_a_package_improves_like_a_standalone_ability_3_3(
 def test_keywords_are_an_umbrella_or_packages():
     with pytest.raises(RulesError, match="umbrella' or 'packages"):
         detective(keywords="bundle")
+
+
+@given(
+    keyword=st.integers(1, 80),
+    bonus=st.integers(1, 10),
+    amount=st.sampled_from([3, 6, 9]),
+    keywords=st.sampled_from(["umbrella", "packages"]),
+)
+def test_raising_a_keyword_raises_its_breakouts_and_nothing_else_3_3(
+    keyword, bonus, amount, keywords
+):
+    """§3.3: a breakout's total is its keyword's plus its bonus, so it rises with the
+    keyword; every other ability keeps its total. (Under packages there are no
+    breakouts to follow, but one written before the option changed still adds up.)"""
+    hero = Character(
+        (
+            Ability("Detective", keyword, kind="keyword"),
+            Ability("Forensics", bonus, kind="breakout", keyword="Detective"),
+            Ability("Sword", 15),
+        ),
+        keywords=keywords,
+    )
+    after, _ = directed_improvement(hero, "Detective", amount)
+    assert after.total("Detective") == keyword + amount
+    assert after.total("Forensics") == keyword + bonus + amount
+    assert after.total("Sword") == 15
+
+
+def test_the_keywords_option_survives_a_json_round_trip():
+    hero = detective(keywords="packages")
+    assert Character.from_json(hero.to_json()) == hero

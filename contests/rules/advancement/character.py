@@ -198,6 +198,7 @@ class Character:
             "awarded_this_session": self.awarded_this_session,
             "raised_this_session": list(self.raised_this_session),
             "catch_ups": [{"trigger": c.trigger, "rating": c.rating} for c in self.catch_ups],
+            "keywords": self.keywords,
         }
 
     @classmethod
@@ -212,6 +213,7 @@ class Character:
             awarded_this_session=data.get("awarded_this_session", 0),
             raised_this_session=tuple(data.get("raised_this_session", ())),
             catch_ups=tuple(CatchUp(c["trigger"], c["rating"]) for c in data.get("catch_ups", ())),
+            keywords=data.get("keywords", "umbrella"),
         )
 
 
