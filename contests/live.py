@@ -51,7 +51,11 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
     `log` the roll log is left out (a broadcast appends just the new entry)."""
     flow = load_flow(contest.state)
     seen: dict[int, Any] = {}
-    helpers, sheets = _abilities(contest, flow, [flow.side(s)["character_id"] for s in SIDES], seen)
+    # The sides' characters, and every character taking part in a group contest: their
+    # hero points decide who is offered one (a follower's are its owner's, §2.3.5.5).
+    playing = [flow.side(s)["character_id"] for s in SIDES]
+    playing += [p.get("character_id") for p in flow.state.get("participants") or []]
+    helpers, sheets = _abilities(contest, flow, list(dict.fromkeys(playing)), seen)
     sides = []
     for side in SIDES:
         info = flow.side(side)

@@ -27,6 +27,18 @@ from .common import (
 )
 
 
+def _require_in_service(ability: Ability, owner: str) -> None:
+    """A sidekick's ability is its owner's to use while the sidekick serves: "You may
+    use any of your sidekick's abilities as your own" (§6.5.1); a lost one's are not
+    (§6.5.2)."""
+    follower = ability.follower
+    if follower is not None and follower.lost:
+        raise ContestError(
+            f"{follower.name} is no longer in {owner}'s service (§6.5.2): "
+            f"{ability.name} is not theirs to use"
+        )
+
+
 def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
     """Fill a side from a character's sheet: name, player and the chosen ability."""
     character_id = raw.get("character_id")
@@ -40,9 +52,14 @@ def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
     }
     ability_id = raw.get("ability_id")
     if ability_id:
-        ability = Ability.objects.filter(pk=ability_id, character=character).first()
+        ability = (
+            Ability.objects.filter(pk=ability_id, character=character)
+            .select_related("follower")
+            .first()
+        )
         if ability is None:
             raise ContestError(f"{character.name} has no such ability")
+        _require_in_service(ability, character.name)
         filled.update(
             ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
         )

@@ -17,7 +17,7 @@ from ..models import Contest
 from ..rules import Rating
 from ..rules.community import social_penalty_in_force
 from .common import ContestError
-from .framing import _character_side, _resistance_side
+from .framing import _character_side, _require_in_service, _resistance_side
 
 
 def social_penalties(ability: Ability) -> list[dict[str, Any]]:
@@ -112,12 +112,13 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> di
         data.pop("helper_character_id", None)
         if data.get("helper_ability_id"):
             ability = (
-                Ability.objects.select_related("character")
+                Ability.objects.select_related("character", "follower")
                 .filter(pk=data["helper_ability_id"], character__campaign=contest.campaign)
                 .first()
             )
             if ability is None:
                 raise ContestError("there is no such helping ability in this campaign")
+            _require_in_service(ability, ability.character.name)
             data.update(
                 helper=ability.character.name,
                 helper_character_id=ability.character_id,
@@ -146,11 +147,12 @@ def _sheet_ability(
 
     if not (as_you_go and data.get("new_ability")):
         chosen = (
-            Ability.objects.select_related("character")
+            Ability.objects.select_related("character", "follower")
             .filter(pk=data.get("ability_id"), character_id=character_id)
             .first()
         )
         if chosen is not None:
+            _require_in_service(chosen, chosen.character.name)
             return chosen
     character = Character.objects.get(pk=character_id)
     if as_you_go and data.get("new_ability"):
