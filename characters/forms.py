@@ -29,6 +29,7 @@ from .models import (
     Follower,
     RelationshipKind,
 )
+from .translate import sidekick_raise_cost
 
 IMPORT_MAX_BYTES = 256 * 1024
 
@@ -405,7 +406,9 @@ class SidekickAbilityForm(forms.Form):
         self.fields["ability"].queryset = character.abilities.filter(
             follower__kind=Follower.Kind.SIDEKICK, follower__lost_at__isnull=True
         ).select_related("follower")
-        self.fields["ability"].label_from_instance = lambda a: f"{a.follower.name}: {a.name}"
+        self.fields["ability"].label_from_instance = lambda a: (
+            f"{a.follower.name}: {a.name} ({sidekick_raise_cost(character, a)} HP)"
+        )
 
 
 class ClassicNewAbilityForm(forms.Form):

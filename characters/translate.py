@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from contests.rules.advancement import Ability as RulesAbility
 from contests.rules.advancement import CatchUp
 from contests.rules.advancement import Character as RulesCharacter
+from contests.rules.advancement import sidekick_raise_cost as rules_sidekick_raise_cost
 from contests.rules.creation import Flaw, Problem, Sidekick, check_prose, validate_character
 
 from .models import Ability, AbilityKind, Character, CreationRole, Follower
@@ -24,6 +25,18 @@ RULES_KIND = {
     AbilityKind.KEYWORD: "keyword",
     AbilityKind.BREAKOUT: "breakout",
 }
+
+
+def sidekick_kind(ability: Ability) -> str:
+    """The engine's kind of a sidekick's ability: a keyword or standalone (§6.5.1)."""
+    return "keyword" if ability.kind == AbilityKind.KEYWORD else "standalone"
+
+
+def sidekick_raise_cost(character: Character, ability: Ability) -> int:
+    """The hero points +1 to this ability of the sidekick costs the character (§6.5.1),
+    as one of the PC's own would."""
+    engine = RulesCharacter(keywords=character.rules_options.keywords)
+    return rules_sidekick_raise_cost(engine, sidekick_kind(ability))
 
 
 def is_own_ability(ability: Ability) -> bool:

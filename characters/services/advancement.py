@@ -32,6 +32,7 @@ from ..translate import (
     RulesSheet,
     is_own_ability,
     rules_sheet,
+    sidekick_kind,
     state_snapshot,
 )
 from .base import clean, engine_entries, entry, invalid, ledger_step, lock
@@ -290,8 +291,10 @@ def character_classic_new_ability(
 
 @transaction.atomic
 def character_sidekick_raise(*, character: Character, actor, ability: Ability) -> LedgerStep:
-    """+1 to an ability of the character's sidekick in service for 1 hero point
-    (§6.5.1: "You can improve these abilities through the expenditure of hero points")."""
+    """+1 to an ability of the character's sidekick in service for hero points, priced
+    as the PC's own: 1, or 2 for a keyword under an umbrella (§6.5.1: "You can improve
+    these abilities through the expenditure of hero points"; §2.3.5.5: sidekicks are
+    "extensions of your character")."""
     lock(character)
     row = (
         character.abilities.filter(
@@ -308,7 +311,9 @@ def character_sidekick_raise(*, character: Character, actor, ability: Ability) -
     sheet = rules_sheet(character, abilities)
     label = f"{row.follower.name}: {row.name}"
     try:
-        after, rating, _ = rules.sidekick_raise(sheet.character, label, row.rating)
+        after, rating, _ = rules.sidekick_raise(
+            sheet.character, label, row.rating, kind=sidekick_kind(row)
+        )
     except RulesError as exc:
         raise invalid(exc) from exc
     state_before = {

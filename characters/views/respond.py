@@ -139,6 +139,8 @@ def _offered(character: Character, access: CharacterAccess) -> list[str]:
     names = []
     if access.can_edit:
         names += ["campaign", "retainer", "spend"]
+        if character.creation_complete:
+            names.append("sidekick_raise")  # §6.5.1, in either economy
         if not character.creation_complete:
             names += ["ability", "concept", "sidekick", "prose"]
         if character.rules_options.hero_point_economy == "advances":

@@ -22,6 +22,8 @@ from contests.rules.advancement import (
     directed_new_ability,
     end_session,
     new_character,
+    sidekick_raise,
+    sidekick_raise_cost,
     spend_hero_point,
     start_session,
     take_catch_up,
@@ -592,3 +594,48 @@ def test_raising_a_keyword_raises_its_breakouts_and_nothing_else_3_3(
 def test_the_keywords_option_survives_a_json_round_trip():
     hero = detective(keywords="packages")
     assert Character.from_json(hero.to_json()) == hero
+
+
+# ------------------------------------------------------------ a sidekick's abilities (§6.5.1)
+
+
+@given(
+    hero_points=st.integers(0, 12),
+    rating=st.integers(1, 100),
+    kind=st.sampled_from(["standalone", "keyword"]),
+    keywords=st.sampled_from(["umbrella", "packages"]),
+    economy=st.sampled_from(["advances", "classic"]),
+)
+def test_a_sidekick_raise_is_plus_1_for_its_price_or_refused_unchanged(
+    hero_points, rating, kind, keywords, economy
+):
+    """§6.5.1 in either economy: +1 for what the PC's own +1 costs (1 HP; a keyword 2
+    under an umbrella); without the hero points it is refused and the character kept."""
+    hero = Character(hero_points=hero_points, keywords=keywords, economy=economy)
+    cost = 2 if (kind, keywords) == ("keyword", "umbrella") else 1
+    assert sidekick_raise_cost(hero, kind) == cost
+    if hero_points < cost:
+        with pytest.raises(RulesError, match=f"costs {cost} HP; you have {hero_points}"):
+            sidekick_raise(hero, "Rex: Tracking", rating, kind=kind)
+        return
+    after, raised, changes = sidekick_raise(hero, "Rex: Tracking", rating, kind=kind)
+    assert (after.hero_points, raised) == (hero_points - cost, rating + 1)
+    assert after.abilities == hero.abilities and after.experience == hero.experience
+    assert [(c.before, c.after) for c in changes] == [
+        (hero_points, hero_points - cost),
+        (rating, rating + 1),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rating", "kind", "message"),
+    [
+        (0, "standalone", "whole number of 1 or more"),
+        (True, "standalone", "whole number of 1 or more"),
+        (16, "breakout", "standalone or a keyword"),
+        (16, "flaw", "standalone or a keyword"),
+    ],
+)
+def test_a_sidekick_raise_refuses_bad_input(rating, kind, message):
+    with pytest.raises(RulesError, match=message):
+        sidekick_raise(Character(hero_points=3), "Rex: Tracking", rating, kind=kind)

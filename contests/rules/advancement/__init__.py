@@ -59,6 +59,7 @@ from .improvements import (
     directed_improvement,
     directed_new_ability,
     sidekick_raise,
+    sidekick_raise_cost,
     take_catch_up,
 )
 from .sessions import award_hero_points, end_session, spend_hero_point, start_session
@@ -99,6 +100,7 @@ __all__ = [
     "new_character",
     "spend_hero_point",
     "sidekick_raise",
+    "sidekick_raise_cost",
     "start_session",
     "take_catch_up",
 ]

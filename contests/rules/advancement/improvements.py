@@ -260,27 +260,49 @@ def classic_raise(character: Character, name: str) -> Step:
     return _offer_catch_ups(character, after, changes + more)
 
 
-SIDEKICK_RAISE_COST = 1
+SIDEKICK_RAISE_COST = CLASSIC_RAISE_COST
 """§6.5.1 gives no price for "You can improve these abilities through the expenditure of
-hero points": we take the price of +1 to an ability in the classic economy (1e §6.2)."""
+hero points": a sidekick's abilities, "as extensions of your character" (§2.3.5.5), cost
+what the PC's own do when bought with hero points (1e §6.2): +1 for 1 HP, a keyword 2 HP
+(1 HP when keywords are packages, §3.3)."""
+
+SIDEKICK_KINDS = ("standalone", "keyword")  # §6.5.1: "Any of these abilities may be a keyword"
+
+
+def sidekick_raise_cost(character: Character, kind: str = "standalone") -> int:
+    """The hero points +1 to a sidekick's ability of `kind` costs `character`'s player.
+
+    >>> sidekick_raise_cost(Character(), "keyword"), sidekick_raise_cost(Character())
+    (2, 1)
+    >>> sidekick_raise_cost(Character(keywords="packages"), "keyword")
+    1
+    """
+    if kind not in SIDEKICK_KINDS:
+        raise RulesError(f"a sidekick's ability is standalone or a keyword (§6.5.1), not {kind!r}")
+    return SIDEKICK_RAISE_COST[character.improves_as(Ability("sidekick", 1, kind=kind))]
 
 
 def sidekick_raise(
-    character: Character, ability: str, rating: int
+    character: Character, ability: str, rating: int, *, kind: str = "standalone"
 ) -> tuple[Character, int, list[Change]]:
-    """+1 to a sidekick's ability (`ability`, "<sidekick>: <ability>", rated `rating`)
-    for 1 hero point, in either economy (§6.5.1). Returns the character with the hero
-    point paid, the ability's new rating, and the changes.
+    """+1 to a sidekick's ability (`ability`, "<sidekick>: <ability>", rated `rating`,
+    of `kind`) for what +1 to one of the PC's own costs, in either economy (§6.5.1).
+    Returns the character with the hero points paid, the ability's new rating, and
+    the changes.
 
     >>> hero, rating, changes = sidekick_raise(Character(hero_points=2), "Rook: Climb", 16)
     >>> hero.hero_points, rating
     (1, 17)
+    >>> hero, rating, _ = sidekick_raise(Character(), "Rex: Loyal Dog", 26, kind="keyword")
+    >>> hero.hero_points, rating
+    (1, 27)
     """
     if isinstance(rating, bool) or not isinstance(rating, int) or rating < 1:
         raise RulesError(f"{ability}'s rating must be a whole number of 1 or more")
-    _pay(character, SIDEKICK_RAISE_COST, f"raising {ability} by 1")
-    paid = replace(character, hero_points=character.hero_points - SIDEKICK_RAISE_COST)
-    rule = f"§6.5.1: +1 to a sidekick's ability for {SIDEKICK_RAISE_COST} HP"
+    cost = sidekick_raise_cost(character, kind)
+    _pay(character, cost, f"raising {ability} by 1")
+    paid = replace(character, hero_points=character.hero_points - cost)
+    rule = f"§6.5.1: +1 to a sidekick's {kind} for {cost} HP"
     changes = [
         Change("hero points", character.hero_points, paid.hero_points, rule),
         Change(ability, rating, rating + 1, rule),
