@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import get_campaign_for_user
-from characters.models import Ability, Character
+from characters.models import Ability, Character, Follower
 from community.models import ResourceDraw
 from questworlds_site.middleware import checks_its_own_input
 
@@ -51,12 +51,27 @@ def _table_context(campaign, role: str, user) -> dict:
         "abilities_by_character": by_character,
         "open_session": campaign.open_session(),
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
+        "sidekick_abilities": _sidekick_abilities(campaign) if role == "gm" else [],
         "draws": _approved_draws(campaign) if role == "gm" else [],
         "frame_rows": range(FRAME_ROWS) if role == "gm" else [],
         "frame_choices": FRAME_CHOICES,
         "new_key": uuid.uuid4().hex,
         **live.contest_context(contest, role),
     }
+
+
+def _sidekick_abilities(campaign) -> list[Ability]:
+    """The abilities of the campaign's sidekicks in service, for a follower row of the
+    frame form (§5.2.4, §6.5.1); a lost sidekick's are not offered (§6.5.2)."""
+    return list(
+        Ability.objects.filter(
+            character__campaign=campaign,
+            follower__kind=Follower.Kind.SIDEKICK,
+            follower__lost_at__isnull=True,
+        )
+        .select_related("follower", "character")
+        .order_by("character__name", "follower_id", "position", "id")
+    )
 
 
 def _approved_draws(campaign) -> list:

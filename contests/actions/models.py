@@ -95,11 +95,13 @@ class Opposition(PartyRef):
 
 
 class ParticipantRow(Opposition):
-    """One row of a group contest's participants (a blank row of the form is {})."""
+    """One row of a group contest's participants (a blank row of the form is {}); a
+    sidekick from its owner's sheet with the ability it acts with (§5.2.4, §6.5.1)."""
 
     side: Text(MAX_SIDE) | None = None
     role: OneOf(ROLES) | None = None
     owner: Name | None = None
+    sidekick_ability_id: Id | None = None
 
 
 class Frame(Data):

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from campaigns.models import Campaign
-from characters.models import Ability, Character
+from characters.models import Ability, Character, Follower
 from characters.selectors import ability_rating, ability_states
 
 from ..events import EventType, checked_payload
@@ -129,7 +129,7 @@ def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> 
         raise ContestError("each participant is an object")
     extra = {k: entry[k] for k in ("side", "role", "owner") if entry.get(k)}
     if row:
-        for key in ("character_id", "ability_id", "npc_id"):
+        for key in ("character_id", "ability_id", "npc_id", "sidekick_ability_id"):
             value = entry.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise ContestError(f"{key} must be a whole number")
@@ -140,11 +140,14 @@ def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> 
     if not isinstance(name, str):
         raise ContestError("a name is text")
     if row:
-        given = [key for key in ("npc_id", "level", "rating") if entry.get(key) not in (None, "")]
+        sources = ("npc_id", "level", "rating", "sidekick_ability_id")
+        given = [key for key in sources if entry.get(key) not in (None, "")]
         if not given:
-            raise ContestError("give it a class, a rating or a library NPC")
+            raise ContestError("give it a class, a rating, a library NPC or a sidekick")
         if len(given) > 1:
-            raise ContestError("give it only one of a class, a rating or a library NPC")
+            raise ContestError("give it only one of a class, a rating, a library NPC or a sidekick")
+        if given == ["sidekick_ability_id"]:
+            return _sidekick_row(campaign, entry, name, extra)
         if not name.strip() and not entry.get("npc_id"):
             raise ContestError("give it a name")
     filled = _resistance_side(campaign, entry)
@@ -153,6 +156,37 @@ def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> 
     if not extra.get("owner"):
         extra.setdefault("side", "opponent")
     return {**filled, **extra}
+
+
+def _sidekick_row(campaign: Campaign, entry: dict, name: str, extra: dict) -> dict:
+    """A sidekick in service from its owner's sheet, with the ability it acts with: a
+    follower of its owner in a group scored contest (§5.2.4; its owner rolls for it and
+    pays its hero points, §2.3.5.5). Its name is the sidekick's unless the row names it;
+    its owner is the sheet's owner, who must take part."""
+    ability = (
+        Ability.objects.filter(
+            pk=entry["sidekick_ability_id"],
+            character__campaign=campaign,
+            follower__kind=Follower.Kind.SIDEKICK,
+        )
+        .select_related("follower", "character", "keyword")
+        .first()
+    )
+    if ability is None:
+        raise ContestError("there is no such sidekick's ability in this campaign")
+    owner = ability.character.name
+    _require_in_service(ability, owner)
+    if extra.get("owner") not in (None, owner):
+        raise ContestError(f"{ability.follower.name} is {owner}'s sidekick, not {extra['owner']}'s")
+    return {
+        "name": name.strip() or ability.follower.name,
+        "rating": ability_rating(ability),
+        "ability": ability.name,
+        "states": ability_states(ability),
+        **extra,
+        "role": extra.get("role") or "follower",
+        "owner": owner,
+    }
 
 
 def _row_label(number: int, entry: Any) -> str:

@@ -9,9 +9,11 @@ its owner's player spends the owner's.
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
+from django.urls import reverse
 
 from characters import services as character_services
 from contests.live import render_contest
@@ -195,3 +197,85 @@ def test_a_lost_sidekicks_abilities_are_not_the_owners_to_use(table, session, gm
     )
     with pytest.raises(ContestError, match="Rex is no longer in Kara's service"):
         table.frame(pc={"character_id": kara.pk, "ability_id": ability(kara, "Tracking").pk})
+
+
+# -- a sidekick from the sheet in a group scored contest (§5.2.4) -----------------------
+
+
+def test_the_frame_form_brings_a_sidekick_from_its_owners_sheet(
+    client, table, session, gm, alice, bob, campaign, brannoc
+):
+    """The GM picks Rex's Tracking in a row of the frame form: Rex joins as Kara's
+    follower with his rating; Alice plays him and pays his hero point from Kara's."""
+    from .test_live_group_framing import post_frame
+
+    kara = kara_with_rex(campaign, alice)
+    tracking = ability(kara, "Tracking")
+    client.force_login(gm)
+    page = html.unescape(client.get(reverse("table", args=[campaign.pk])).content.decode())
+    assert "Rex, Kara's sidekick: Tracking (18)" in page
+    response, error = post_frame(
+        client,
+        gm,
+        campaign,
+        kind="group_scored",
+        **{"pc.character_id": str(kara.pk), "characters": [str(brannoc.pk)]},
+        **{"opponent.name": "Raider", "opponent.rating": "14", "opponent.level": ""},
+        **{"participants.0.sidekick_ability_id": str(tracking.pk)},
+    )
+    assert (response.status_code, error) == (200, "")
+    contest = campaign.contests.get()
+    rex = next(p for p in contest.state["participants"] if p["name"] == "Rex")
+    assert (rex["side"], rex["role"], rex["owner"], rex["rating"], rex["ability"]) == (
+        "pc",
+        "follower",
+        "Kara",
+        18,
+        "Tracking",
+    )
+    for character, name in ((kara, "Riding"), (brannoc, "Temple singer")):
+        table.act(
+            contest,
+            gm,
+            "choose_ability",
+            participant=character.name,
+            ability_id=ability(character, name).pk,
+        )
+    table.act(contest, gm, "engage", pc="Rex", opponent="Raider")
+    table.act(contest, gm, "play_round", rolls=(5, 10), pairing=1)  # the raider's higher roll
+    table.refused(contest, bob, "hero_point", "only Rex's player", participant="Rex")
+    table.act(contest, alice, "hero_point", participant="Rex")
+    kara.refresh_from_db()
+    assert kara.hero_points == 2
+
+
+def test_a_lost_sidekick_cannot_be_framed_nor_another_owner_named(
+    table, session, gm, alice, campaign
+):
+    kara = kara_with_rex(campaign, alice)
+    tracking = ability(kara, "Tracking")
+    with pytest.raises(ContestError, match="Rex is Kara's sidekick, not Tamsin's"):
+        table.frame(
+            "group_scored",
+            pc=kara,
+            opponent={"name": "Raider", "rating": 14},
+            participants=[{"sidekick_ability_id": tracking.pk, "owner": "Tamsin"}],
+        )
+    with pytest.raises(ContestError, match="there is no such sidekick's ability"):
+        table.frame(
+            "group_scored",
+            pc=kara,
+            opponent={"name": "Raider", "rating": 14},
+            participants=[{"sidekick_ability_id": ability(kara, "Riding").pk}],
+        )
+    character_services.character_sidekick_lose(
+        character=kara, actor=alice, follower=kara.followers.get(name="Rex"), reason="drowned"
+    )
+    with pytest.raises(ContestError, match=r"Rex is no longer in Kara's service \(§6.5.2\)"):
+        table.frame(
+            "group_scored",
+            pc=kara,
+            opponent={"name": "Raider", "rating": 14},
+            participants=[{"sidekick_ability_id": tracking.pk}],
+        )
+    assert not campaign.contests.exists()

@@ -171,7 +171,7 @@ def test_the_frame_form_brings_a_follower_to_a_scored_contest(
                 "participants.0.level": "low",
                 "participants.2.name": "Wolves",
             },
-            "participant row 3 (Wolves): give it a class, a rating or a library NPC",
+            "participant row 3 (Wolves): give it a class, a rating, a library NPC or a sidekick",
         ),
         (
             {"participants.0.level": "high"},
@@ -179,7 +179,7 @@ def test_the_frame_form_brings_a_follower_to_a_scored_contest(
         ),
         (
             {"participants.0.side": "beasts"},
-            "participant row 1: give it a class, a rating or a library NPC",
+            "participant row 1: give it a class, a rating, a library NPC or a sidekick",
         ),
         (
             {
@@ -187,7 +187,8 @@ def test_the_frame_form_brings_a_follower_to_a_scored_contest(
                 "participants.1.level": "high",
                 "participants.1.rating": "16",
             },
-            "participant row 2 (Bear): give it only one of a class, a rating or a library NPC",
+            "participant row 2 (Bear): give it only one of a class, a rating, "
+            "a library NPC or a sidekick",
         ),
         (
             {
@@ -381,7 +382,8 @@ def test_the_socket_path_frames_a_participants_list_and_refuses_a_half_filled_on
         campaign_id=campaign.pk, user=gm, message={"action": "frame", "key": key(), "data": half}
     )
     assert reply.error == (
-        "participant row 4 (Raiders): give it a class, a rating or a library NPC. Nothing was done."
+        "participant row 4 (Raiders): give it a class, a rating, a library NPC or a sidekick. "
+        "Nothing was done."
     )
     reply = perform(
         campaign_id=campaign.pk,
