@@ -250,10 +250,17 @@ def test_the_frame_form_brings_a_sidekick_from_its_owners_sheet(
 
 
 def test_a_lost_sidekick_cannot_be_framed_nor_another_owner_named(
-    table, session, gm, alice, campaign
+    table, session, gm, alice, campaign, tamsin
 ):
     kara = kara_with_rex(campaign, alice)
     tracking = ability(kara, "Tracking")
+    with pytest.raises(ContestError, match="Rex's owner 'Kara' must be a contestant"):
+        table.frame(
+            "group_scored",
+            pc=tamsin,
+            opponent={"name": "Raider", "rating": 14},
+            participants=[{"sidekick_ability_id": tracking.pk}],
+        )
     with pytest.raises(ContestError, match="Rex is Kara's sidekick, not Tamsin's"):
         table.frame(
             "group_scored",
