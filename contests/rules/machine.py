@@ -20,6 +20,9 @@ from .sides import SideInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# The actions allowed while a roll is held for hero points (`HoldsRolls`).
+HOLD_ACTIONS = frozenset({"hero_point", "settle"})
+
 
 def after_end(method: F) -> F:
     """Let an `@action` run after the contest is over; put it under `@action`.
@@ -44,6 +47,10 @@ def action(method: F) -> F:
         _refuse_unknown(method, kwargs, f"{method.__name__}()")
         if self.is_over and not getattr(method, "after_end", False):
             raise IllegalAction(f"the contest is over: {method.__name__} is not allowed")
+        if getattr(self, "held", None) is not None and method.__name__ not in HOLD_ACTIONS:
+            # §2.2: a rolled action waits for hero points; nothing else happens meanwhile.
+            what = method.__name__.replace("_", " ")
+            raise IllegalAction(f"a roll waits for hero points: settle it before you {what}")
         saved = copy.deepcopy(self.__dict__)
         try:
             result = method(self, **kwargs)
@@ -196,6 +203,115 @@ class HoldsRolls:
 
     def _held_outcome(self, result: Any, arguments: dict[str, Any]) -> Any:  # pragma: no cover
         raise NotImplementedError
+
+
+class HoldsGroupRolls:
+    """A roll held for hero points in a group contest (§2.2, R5.3): the group machines'
+    form of `HoldsRolls`. `roll(move=..., **arguments)` tries any of the machine's
+    rolling actions (`ROLLING`, given without their hero point flags) on a copy, so
+    whatever the rules refuse is refused now, and holds it; `hero_point(name=...)`
+    raises that participant's result one step (once per roll, and only a player's);
+    `settle()` plays it, recorded once; `pending` is the held action's result so far.
+    Every other action is refused while a roll is held.
+
+    A machine gives `_hero_flags(move, arguments, result)`: each hero point flag of the
+    move and the participant it belongs to (None for someone outside the contest, like
+    a gifter, §5.3.11). `SETTLE_OPTIONS` names the GM's calls `settle` may add to a move
+    (the both-fumble tie of §5.3.1's footnote).
+    """
+
+    ROLLING: ClassVar[frozenset[str]] = frozenset()
+    SETTLE_OPTIONS: ClassVar[dict[str, frozenset[str]]] = {}
+    held: dict[str, Any] | None = None
+
+    def _hero_flags(
+        self, move: str, arguments: dict[str, Any], result: Any
+    ) -> dict[str, str | None]:  # pragma: no cover - machines say whose flags they are
+        raise NotImplementedError
+
+    def _raw(self, move: str) -> Callable[..., Any]:
+        return getattr(type(self), move).__wrapped__
+
+    def _try(self, move: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
+        """Play `move` on a copy: the copy after it, and the move's result."""
+        trial = copy.deepcopy(self)
+        trial.held = None
+        return trial, trial._raw(move)(trial, **arguments)
+
+    @action
+    @after_end
+    def roll(self, *, move: str, **arguments: Any) -> Any:
+        """Roll `move` (one of `ROLLING`, with its arguments but the hero points) and
+        hold it: both results are known (§2.2). Returns its result so far."""
+        if move not in self.ROLLING:
+            moves = ", ".join(sorted(self.ROLLING))
+            raise RulesError(f"roll holds one of {moves}, not {move!r}")
+        if self.is_over and not getattr(getattr(type(self), move), "after_end", False):  # type: ignore[attr-defined]
+            raise IllegalAction(f"the contest is over: {move} is not allowed")
+        spent = {flag for flag in arguments if flag.endswith("hero_point")}
+        if spent:
+            raise RulesError(
+                "hero points come after the roll: spend them with hero_point(name=...)"
+            )
+        result = self._try(move, arguments)[1]
+        flags = self._hero_flags(move, arguments, result)
+        self.held = {
+            "move": move,
+            "arguments": arguments,
+            "whose": flags,
+            "spent": dict.fromkeys(flags, False),
+        }
+        return result
+
+    @action
+    @after_end
+    def hero_point(self, *, name: str | None = None) -> Any:
+        """`name` spends a hero point on the held roll: their result one step up
+        (§2.3.5.5); name nobody for a roll whose only hero point is an outsider's (a
+        gift, §5.3.11). Returns the held action's result so far."""
+        if self.held is None:
+            raise IllegalAction("no roll waits for a hero point: roll first")
+        held = self.held
+        mine = [flag for flag, whose in held["whose"].items() if whose == name]
+        if not mine:
+            who = name or "nobody outside the contest"
+            raise IllegalAction(f"{who} has no result in this roll to raise")
+        free = [flag for flag in mine if not held["spent"][flag]]
+        if not free:
+            raise IllegalAction(
+                f"{name or 'the gifter'} has spent a hero point on this roll (R5.3)"
+            )
+        held["spent"][free[0]] = True
+        return self.pending
+
+    @action
+    @after_end
+    def settle(self, **calls: Any) -> Any:
+        """Play the held roll with the hero points spent on it, and the GM's `calls`
+        the move allows (`SETTLE_OPTIONS`)."""
+        if self.held is None:
+            raise IllegalAction("nothing is rolled: roll first")
+        allowed = self.SETTLE_OPTIONS.get(self.held["move"], frozenset())
+        unknown = sorted(set(calls) - allowed)
+        if unknown:
+            raise RulesError(f"settling {self.held['move']} takes no {', '.join(unknown)}")
+        held, self.held = self.held, None
+        return self._raw(held["move"])(self, **held["arguments"], **held["spent"], **calls)
+
+    @property
+    def pending(self) -> Any:
+        """The held action's result with the hero points spent so far; None if nothing
+        is held. Played on a copy, so whatever the rules refuse is refused now."""
+        settled = self.as_settled
+        return None if settled is None else settled[1]
+
+    @property
+    def as_settled(self) -> tuple[Any, Any] | None:
+        """The contest as it would stand if the held roll were settled now (a copy),
+        and the held action's result; None if nothing is held."""
+        if self.held is None:
+            return None
+        return self._try(self.held["move"], {**self.held["arguments"], **self.held["spent"]})
 
 
 def _refuse_unknown(function: Callable[..., Any], kwargs: dict[str, Any], what: str) -> None:

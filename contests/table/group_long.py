@@ -2,9 +2,10 @@
 R13) over the rules engine's `GroupScoredContest` and `GroupExtendedContest`.
 
 Each engine action is one flow action. Its dice go through `read_roll` into
-`data["dice"]`, so `replay` is deterministic. When a player could spend a hero point
-on the roll, the results wait in `pending` for `hero_point` and the GM's `resolve`; a
-roll nobody can raise is played at once. A long contest's engine takes each TN when it
+`data["dice"]`, so `replay` is deterministic. Every roll is held by the engine
+(`roll(move=...)`, §2.2): when a player could spend a hero point on it, it waits in
+`pending` for `hero_point` and the GM's `resolve` (the engine's `hero_point` and
+`settle`); a roll nobody can raise is settled at once. A long contest's engine takes each TN when it
 starts (or when someone joins or switches abilities); later changes (a situational
 modifier lasting one round, R9) reach its rolls as the difference from that TN.
 """
@@ -159,12 +160,13 @@ class GroupLongFlow(GroupFlow):
         note: str = "",
         gifters: dict[str, int] | None = None,
     ) -> dict[str, Any]:
-        """Try the engine action with its dice (so whatever the rules refuse is refused
-        now), then play it, or let it wait in `pending` when a player could spend a hero
-        point on it, or the GM may call a both-fumble tie (§5.3.1 footnote). `rollers`
-        names who rolled each die; `heroes` the participant (or `gifters`' giver) behind
-        each hero point flag of the engine action. While it waits, the GM's dice are
-        hidden from the players when the campaign says so."""
+        """Roll the engine action with its dice: the engine holds it (`roll`), so
+        whatever the rules refuse is refused now, and then either settles it at once or
+        lets it wait in `pending` when a player could spend a hero point on it (§2.2),
+        or the GM may call a both-fumble tie (§5.3.1 footnote). `rollers` names who
+        rolled each die; `heroes` the participant (or `gifters`' giver) behind each hero
+        point flag of the engine action. While it waits, the GM's dice are hidden from
+        the players when the campaign says so."""
         gifters = gifters or {}
         heroes = {
             flag: name
@@ -172,12 +174,15 @@ class GroupLongFlow(GroupFlow):
             if (gifters[name] if name in gifters else self._payer(name)) is not None
         }
         machine = self._machine(start=True)
-        result = getattr(machine, action)(**args)
-        summary = self._describe(action, machine, result, note)
+        machine.roll(move=action, **args)
+        settled, result = machine.as_settled
+        summary = self._describe(action, settled, result, note)
         both_fumble = self._both_fumble(action, result)
         if not heroes and not both_fumble:
+            machine.settle()
             rolls = [{"who": who, "roll": args[key]} for key, who in rollers.items()]
             return self._played(machine, action, args, summary, rolls)
+        self.state["machine"] = machine.to_json()  # the roll is held: nothing is played yet
         pending = {
             "action": action,
             "args": args,
@@ -257,11 +262,13 @@ class GroupLongFlow(GroupFlow):
         free = [f for f in flags if not pending["spent"][f]]
         if not free:
             raise IllegalAction("one hero point per roll (R5.3)")
-        spent = {**pending["spent"], free[0]: True}
         machine = self._machine()
-        result = getattr(machine, pending["action"])(**pending["args"], **spent)
-        pending["spent"] = spent
-        pending["summary"] = self._describe(pending["action"], machine, result, pending["note"])
+        # A gifter is outside the contest: the engine knows their flag as nobody's.
+        machine.hero_point(name=None if name in pending["gifters"] else name)
+        settled, result = machine.as_settled
+        self.state["machine"] = machine.to_json()
+        pending["spent"] = {**pending["spent"], free[0]: True}
+        pending["summary"] = self._describe(pending["action"], settled, result, pending["note"])
         pending["both_fumble"] = self._both_fumble(pending["action"], result)
         summary = f"{name} spends a hero point: {pending['summary']}"
         secret = f"{name} spends a hero point; the GM's roll stays secret"
@@ -271,13 +278,14 @@ class GroupLongFlow(GroupFlow):
         pending = self.state["pending"]
         machine = self._machine()
         summary = pending["summary"]
+        calls = {}
         if data.get("both_lose_half"):
             # §5.3.1 footnote: on a both-fumble tie the GM may have both lose 1/2x bid.
             if pending["action"] != "act":
                 raise IllegalAction("both contestants lose 1/2x bid only in an exchange")
-            pending["args"]["both_lose_half"] = True
-        result = getattr(machine, pending["action"])(**pending["args"], **pending["spent"])
-        if data.get("both_lose_half"):
+            calls["both_lose_half"] = True
+        result = machine.settle(**calls)
+        if calls:
             summary = self._describe(pending["action"], machine, result, pending["note"])
         rolls = [
             {"who": who, "roll": pending["args"][key]} for key, who in pending["rollers"].items()

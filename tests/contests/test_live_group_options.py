@@ -293,7 +293,7 @@ def test_a_situational_modifier_lasts_one_group_round(table, session, gm, alice,
     table.act(contest, gm, "resolve")
     pairing = contest.state["machine"]["state"]["pairings"][0]
     assert (pairing["pc_points"], pairing["opponent_points"]) == (1, 2)
-    rounds = [a for a in contest.state["machine"]["actions"] if a["action"] == "play_round"]
+    rounds = [a for a in contest.state["machine"]["actions"] if a.get("move") == "play_round"]
     assert [r.get("pc_modifier") for r in rounds] == [3, None]
     assert Table.rebuilt(contest).state == contest.state
 
@@ -332,8 +332,9 @@ def test_a_group_extended_contest_modifies_pcs_but_never_a_started_resistance(
     table.act(contest, alice, "act", rolls=(9, 17), participant="Tamsin")
     table.act(contest, gm, "resolve")
     assert contest.state["machine"]["state"]["ap"]["Tamsin"] == 5
-    exchange = contest.state["machine"]["actions"][-1]
-    assert exchange["action"] == "act" and exchange["actor_modifier"] == -3
+    *_, exchange, settled = contest.state["machine"]["actions"]
+    assert exchange["move"] == "act" and exchange["actor_modifier"] == -3
+    assert settled == {"action": "settle"}
     assert Table.rebuilt(contest).state == contest.state
 
 
@@ -444,8 +445,13 @@ def test_a_gifter_may_spend_their_own_hero_point(
     table.act(contest, gm, "resolve")
     wren.refresh_from_db()
     assert wren.hero_points == 2
-    assert contest.state["machine"]["actions"][-1]["hero_point"] is True
-    assert contest.state["machine"]["state"]["exchanges"][-1]["outcome"] == "minor victory"
+    # The engine held the gift's roll; the gifter's point (outside the contest) raised it.
+    assert contest.state["machine"]["actions"][-2:] == [
+        {"action": "hero_point", "name": None},
+        {"action": "settle"},
+    ]
+    gifted = contest.state["machine"]["state"]["exchanges"][-1]
+    assert gifted["hero_point"] is True and gifted["outcome"] == "minor victory"
     assert Table.rebuilt(contest).state == contest.state
 
 

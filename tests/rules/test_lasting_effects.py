@@ -5,6 +5,7 @@ stretch cap (§2.10), lasting bumps (R5.4), benefits of victory after long conte
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given
@@ -635,4 +636,156 @@ def test_property_a_held_exchange_plays_as_the_one_step_exchange(rounds):
         )
     assert held.state() == direct.state()
     rebuilt = ExtendedContest.from_json(json.loads(json.dumps(held.to_json())))
+    assert rebuilt.state() == held.state()
+
+
+# ---------------------------------------------------------------------------
+# The group machines hold their rolls too (§2.2, R5.3): roll(move=...), hero_point, settle
+# ---------------------------------------------------------------------------
+
+
+def _pairing_contest():
+    from contests.rules import GroupScoredContest
+
+    return GroupScoredContest(
+        participants=[
+            {"name": "Asha", "side": "pc", "rating": 14},
+            {"name": "Bran", "side": "pc", "rating": 14},
+            {"name": "Troll", "side": "opponent", "rating": 14},
+        ],
+        pairings=[["Asha", "Troll"]],
+    )
+
+
+def _melee():
+    from contests.rules import GroupExtendedContest
+
+    contest = GroupExtendedContest(
+        participants=[
+            {"name": "Aria", "side": "heroes", "pc": True, "rating": 15},
+            {"name": "Bran", "side": "heroes", "pc": True, "rating": 15},
+            {"name": "Orc", "side": "orcs", "rating": 14},
+        ]
+    )
+    for name, target in (("Aria", "Orc"), ("Bran", "Orc"), ("Orc", "Aria")):
+        contest.declare(name=name, targets=target, bid=3)
+    return contest
+
+
+def test_a_group_pairings_round_takes_its_hero_point_after_the_roll():
+    """§2.2 in a group scored contest: Asha fails (16 v 14) against the Troll's success,
+    sees it, and spends a hero point: a success with the better roll wins."""
+    contest = _pairing_contest()
+    held = contest.roll(move="play_round", pairing=1, pc_roll=16, opponent_roll=5)
+    assert held.outcome.describe == "minor defeat"
+    assert contest.points(1) == {"pc": 0, "opponent": 0}  # nothing is played yet
+    assert contest.hero_point(name="Asha").outcome.describe == "marginal victory"
+    scored = contest.settle()
+    assert (scored.points, contest.points(1)) == (1, {"pc": 1, "opponent": 0})
+    assert contest.pending is None
+    assert contest.actions[-3:] == [
+        {"action": "roll", "move": "play_round", "pairing": 1, "pc_roll": 16, "opponent_roll": 5},
+        {"action": "hero_point", "name": "Asha"},
+        {"action": "settle"},
+    ]
+
+
+def test_a_held_group_roll_refuses_what_the_rules_forbid_and_changes_nothing():
+    contest = _pairing_contest()
+    with pytest.raises(RulesError, match="roll first"):
+        contest.hero_point(name="Asha")
+    with pytest.raises(RulesError, match="hero points come after the roll"):
+        contest.roll(move="play_round", pairing=1, pc_roll=3, opponent_roll=4, pc_hero_point=True)
+    with pytest.raises(RulesError, match="not 'engage'"):
+        contest.roll(move="engage", pc="Bran", opponent="Troll")
+    contest.roll(move="play_round", pairing=1, pc_roll=1, opponent_roll=5)  # a critical
+    before = contest.to_json()
+    for attempt, message in (
+        (lambda: contest.hero_point(name="Asha"), "critical"),
+        (lambda: contest.hero_point(name="Troll"), "only players"),
+        (lambda: contest.hero_point(name="Bran"), "Bran has no result in this roll"),
+        (lambda: contest.engage(pc="Bran", opponent="Troll"), "settle it before you engage"),
+        (lambda: contest.settle(both_lose_half=True), "takes no both_lose_half"),
+        (
+            lambda: contest.roll(move="play_round", pairing=1, pc_roll=3, opponent_roll=4),
+            "settle it",
+        ),
+    ):
+        with pytest.raises(RulesError, match=message):
+            attempt()
+        assert contest.to_json() == before
+
+
+def test_a_group_exchange_holds_for_both_hero_points_and_the_gms_both_fumble_call():
+    """§5.3.1 footnote: the GM may have both lose 1/2x bid on a both-fumble tie; the
+    call comes when the held exchange is settled."""
+    contest = _melee()
+    held = contest.roll(move="act", name="Aria", actor_roll=20, defender_roll=20)
+    assert (held["actor_result"], held["defender_result"]) == ("fumble", "fumble")
+    with pytest.raises(RulesError, match="Orc is not a PC"):
+        contest.hero_point(name="Orc")
+    entry = contest.settle(both_lose_half=True)
+    assert entry["change"] == {"Aria": -2, "Orc": -2}
+
+
+def test_a_gifters_hero_point_is_nobodys_in_the_contest():
+    """§5.3.11: the gifter stands outside the contest: their hero point is named by
+    nobody, and it raises the gift's roll."""
+    contest = _melee()
+    gift = contest.roll(
+        move="gift", recipient="Aria", opponent="Orc", rating=15, bid=2, roll=5, resistance_roll=10
+    )
+    assert gift["result"] == "success"
+    with pytest.raises(RulesError, match="Aria has no result in this roll"):
+        contest.hero_point(name="Aria")
+    assert contest.hero_point()["result"] == "critical"
+    assert contest.settle()["hero_point"] is True
+
+
+@given(rounds=rolls_and_points)
+def test_property_a_held_pairing_round_plays_as_play_round(rounds):
+    held, direct = _pairing_contest(), _pairing_contest()
+    for pc_roll, opponent_roll, spend in rounds:
+        if direct.state()["pairings"][0]["status"] != "active":  # Bran stays unpaired
+            break
+        result = held.roll(
+            move="play_round", pairing=1, pc_roll=pc_roll, opponent_roll=opponent_roll
+        )
+        spend = spend and result.outcome.pc_result is not Result.CRITICAL
+        if spend:
+            held.hero_point(name="Asha")
+        held.settle()
+        direct.play_round(
+            pairing=1, pc_roll=pc_roll, opponent_roll=opponent_roll, pc_hero_point=spend
+        )
+    assert held.state() == direct.state()
+    rebuilt = type(held).from_json(json.loads(json.dumps(held.to_json())))
+    assert rebuilt.state() == held.state()
+
+
+@given(rounds=rolls_and_points)
+def test_property_a_held_group_exchange_plays_as_act(rounds):
+    held, direct = _melee(), _melee()
+    for actor_roll, defender_roll, spend in rounds:
+        if direct.is_over or direct.phase != "acting":
+            break
+        actor = direct.next_actor
+        rolls = {"name": actor, "actor_roll": actor_roll, "defender_roll": defender_roll}
+        try:
+            direct.act(**rolls)
+        except RulesError as refused:
+            # What the rules refuse directly (a declared bid now over the AP held) the
+            # held roll refuses too, with the same words.
+            with pytest.raises(RulesError, match=re.escape(str(refused))):
+                held.roll(move="act", **rolls)
+            break
+        direct = type(direct).from_json(direct.to_json() | {"actions": direct.actions[:-1]})
+        result = held.roll(move="act", **rolls)
+        spend = spend and actor != "Orc" and result["actor_result"] != "critical"
+        if spend:
+            held.hero_point(name=actor)
+        held.settle()
+        direct.act(**rolls, actor_hero_point=spend)
+    assert held.state() == direct.state()
+    rebuilt = type(held).from_json(json.loads(json.dumps(held.to_json())))
     assert rebuilt.state() == held.state()

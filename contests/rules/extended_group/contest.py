@@ -19,11 +19,11 @@ from ..extended import (
     total_modifier,
 )
 from ..inputs import read_flag, read_int, read_rating, read_roll
-from ..machine import action
+from ..machine import HoldsGroupRolls, action
 from .rounds import GroupExtendedRounds
 
 
-class GroupExtendedContest(GroupExtendedRounds):
+class GroupExtendedContest(HoldsGroupRolls, GroupExtendedRounds):
     """A group extended contest (§5.3.3): several PCs and opponents, or a free-for-all.
 
     Setup (all JSON-able):
@@ -43,10 +43,31 @@ class GroupExtendedContest(GroupExtendedRounds):
     order is fixed; each acts with `act`, `unrelated_action`, `disengage` or `lend`,
     or `delay`s), then the next round; "over" once only one side has anyone in.
     Free actions at any time: `switch_ability`, `final_action`, `gift`, `rejoin`, and
-    `parting_shot` right after a knockout. See docs/rules-extended.md.
+    `parting_shot` right after a knockout. Any rolling action can also be held for
+    hero points decided after the roll (§2.2): `roll(move="act", ...)`, then
+    `hero_point(name=...)`, then `settle()` (`HoldsGroupRolls`); `settle` takes the
+    GM's `both_lose_half` call on an exchange. See docs/rules-extended.md.
     """
 
     kind = "extended_group"
+    ROLLING = frozenset({"act", "parting_shot", "disengage", "lend", "final_action", "gift"})
+    SETTLE_OPTIONS = {"act": frozenset({"both_lose_half"})}
+
+    def _hero_flags(
+        self, move: str, arguments: dict[str, Any], result: Any
+    ) -> dict[str, str | None]:
+        """Whose hero point each flag of a rolling action is (a gift's is the gifter's,
+        who is outside the contest: None)."""
+        if move in ("act", "parting_shot"):
+            return {
+                "actor_hero_point": result["actor"],
+                "defender_hero_point": result["defender"],
+            }
+        if move == "disengage":
+            return {"hero_point": arguments["name"], "opponent_hero_point": arguments["opponent"]}
+        if move in ("final_action", "lend"):
+            return {"hero_point": arguments["name"]}
+        return {"hero_point": None}
 
     # -- free actions ---------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_int, read_rating, read_roll
-from ..machine import action, after_end
+from ..machine import HoldsGroupRolls, action, after_end
 from ..ratings import RESISTANCE_LEVELS, Rating, resistance
 from ..scored import (
     WINNING_SCORE,
@@ -43,7 +43,7 @@ def _face_off_entry(outcome: Outcome, first: str, second: str) -> dict[str, Any]
     }
 
 
-class GroupScoredContest(GroupScoredPairings):
+class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
     """Several PCs against several opponents in pairings (§5.2, R12).
 
     Setup (JSON-able keyword arguments):
@@ -58,7 +58,9 @@ class GroupScoredContest(GroupScoredPairings):
 
     Actions: `engage`, `play_round`, `assist`, `unrelated_action`, `parting_shot`,
     `shift_points`, `remove_follower`, `join`, `switch_ability`. Pairings are
-    numbered from 1 in the order they are made.
+    numbered from 1 in the order they are made. Any rolling action can also be held
+    for hero points decided after the roll (§2.2): `roll(move="play_round", ...)`,
+    then `hero_point(name=...)`, then `settle()` (`HoldsGroupRolls`).
 
     >>> contest = GroupScoredContest(
     ...     participants=[
@@ -74,6 +76,27 @@ class GroupScoredContest(GroupScoredPairings):
     """
 
     kind = "group_scored"
+    ROLLING = frozenset(
+        {"play_round", "assist", "unrelated_action", "parting_shot", "remove_follower"}
+    )
+
+    def _hero_flags(
+        self, move: str, arguments: dict[str, Any], result: Any
+    ) -> dict[str, str | None]:
+        """Whose hero point each flag of a rolling action is."""
+        if move == "play_round":
+            members = self._find_pairing(arguments.get("pairing")).members
+            return {"pc_hero_point": members["pc"], "opponent_hero_point": members["opponent"]}
+        first, second = {
+            "assist": ("helper", None),
+            "unrelated_action": ("participant", None),
+            "parting_shot": ("shooter", "target"),
+            "remove_follower": ("remover", "follower"),
+        }[move]
+        flags = {"hero_point": arguments[first]}
+        if second:
+            flags[f"{second}_hero_point"] = arguments[second]
+        return flags
 
     # -- actions outside the pairings (§5.2.2) ------------------------------------------
 
