@@ -178,6 +178,41 @@ def read_sides(
     return sides
 
 
+GROUP_SIDE_KEYS = frozenset({"rating", "modifiers", "states", "bumps"})
+"""The keys of a group contest's participant entry that make its `SideInput`."""
+
+
+def group_side(entry: dict[str, Any], name: str, *, is_pc: bool) -> SideInput:
+    """The `SideInput` of a participant in a group contest: its entry's `rating`,
+    `modifiers` (Modifier lines, or whole numbers as plain modifiers), `states` and
+    `bumps`, read as every machine reads a side (R18.3-R18.5).
+
+    >>> side = group_side({"rating": 15, "modifiers": [3], "bumps": 1}, "Asha", is_pc=True)
+    >>> str(side.target.rating), side.total_bumps
+    ('18', 1)
+    """
+    modifiers = entry.get("modifiers", [])
+    if isinstance(modifiers, int) and not isinstance(modifiers, bool):
+        modifiers = [modifiers]
+    states = entry.get("states", [])
+    if not isinstance(modifiers, list | tuple) or not isinstance(states, list | tuple):
+        raise RulesError(f"{name}'s modifiers and states are lists")
+    lines = tuple(
+        Modifier("modifier", value)
+        if isinstance(value, int) and not isinstance(value, bool)
+        else _modifier(value)
+        for value in modifiers
+    )
+    return SideInput(
+        entry.get("rating"),
+        name=name,
+        is_pc=is_pc,
+        modifiers=lines,
+        states=tuple(states),
+        bumps=entry.get("bumps", 0),
+    )
+
+
 def check_update(current: SideInput, value: Any) -> SideInput:
     """A side's new lasting effects between rounds (R18.5): the same side (its name and
     who controls it stay), with new modifiers, states or bumps."""

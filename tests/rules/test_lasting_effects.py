@@ -789,3 +789,88 @@ def test_property_a_held_group_exchange_plays_as_act(rounds):
     assert held.state() == direct.state()
     rebuilt = type(held).from_json(json.loads(json.dumps(held.to_json())))
     assert rebuilt.state() == held.state()
+
+
+# ---------------------------------------------------------------------------
+# A group participant is a side like any other: its lasting lines, states and bumps
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lasting", "tn", "bumps", "capped"),
+    [
+        ({"modifiers": [3]}, 17, 0, False),  # a whole number is a plain modifier line
+        ({"modifiers": [Modifier("hurt", -3).to_json()]}, 11, 0, False),
+        ({"states": ["hurt"]}, 11, 0, False),  # §2.11: hurt is -3
+        ({"bumps": 1}, 14, 1, False),  # R18.5: e.g. heroic
+        ({"modifiers": [STRETCH.to_json()]}, 8, 0, True),  # §2.12.1, §2.10 (R18.4)
+    ],
+)
+def test_a_group_participants_lasting_effects_reach_both_group_machines(lasting, tn, bumps, capped):
+    from contests.rules import GroupExtendedContest, GroupScoredContest
+
+    scored = GroupScoredContest(
+        participants=[
+            {"name": "Asha", "side": "pc", "rating": 14, **lasting},
+            {"name": "Troll", "side": "opponent", "rating": 14},
+        ],
+        pairings=[["Asha", "Troll"]],
+    )
+    assert scored.state()["pairings"][0]["pc_rating"] == str(tn)
+    extended = GroupExtendedContest(
+        participants=[
+            {"name": "Asha", "side": "pc", "pc": True, "rating": 14, **lasting},
+            {"name": "Bran", "side": "pc", "pc": True, "rating": 14},
+            {"name": "Troll", "side": "foe", "rating": 14},
+        ]
+    )
+    asha = extended.people["Asha"]
+    assert (asha.tn.total, asha.bumps, asha.starting_ap, asha.stretched) == (
+        tn,
+        bumps,
+        tn,
+        capped,
+    )
+    # A critical against a fumble: a complete victory, or a minor one when stretched.
+    points = scored.play_round(pairing=1, pc_roll=1, opponent_roll=20).points
+    assert points == round_points("minor" if capped else "complete")
+
+
+def test_a_group_participants_lasting_bump_raises_every_roll():
+    """R18.5: a lasting bump (heroic) raises each pairing round's result: a failure
+    (16 against 14) becomes a success every round, beating the Troll's failure (15):
+    a minor victory, 2 RP a round (§5.1.1)."""
+    from contests.rules import GroupScoredContest
+
+    contest = GroupScoredContest(
+        participants=[
+            {"name": "Asha", "side": "pc", "rating": 14, "bumps": 1},
+            {"name": "Troll", "side": "opponent", "rating": 14},
+        ],
+        pairings=[["Asha", "Troll"]],
+    )
+    for _ in range(2):
+        scored = contest.play_round(pairing=1, pc_roll=16, opponent_roll=15)
+        assert scored.outcome.pc_result is Result.SUCCESS
+    assert contest.points(1) == {"pc": 2 * round_points("minor"), "opponent": 0}
+
+
+@pytest.mark.parametrize("lasting", [{"modifiers": [3]}, {"states": ["hurt"]}])
+def test_a_group_resistance_takes_no_lasting_lines_or_states_r2_r18_3(lasting):
+    from contests.rules import GroupExtendedContest, GroupScoredContest
+
+    with pytest.raises(RulesError, match="Troll is a resistance"):
+        GroupScoredContest(
+            participants=[
+                {"name": "Asha", "side": "pc", "rating": 14},
+                {"name": "Troll", "side": "opponent", "rating": 14, **lasting},
+            ]
+        )
+    with pytest.raises(RulesError, match="Troll is a resistance"):
+        GroupExtendedContest(
+            participants=[
+                {"name": "Asha", "side": "pc", "pc": True, "rating": 14},
+                {"name": "Bran", "side": "pc", "pc": True, "rating": 14},
+                {"name": "Troll", "side": "foe", "rating": 14, **lasting},
+            ]
+        )

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RulesError
-from ..extended import pc_bid_limit, starting_ap, total_modifier
-from ..inputs import read_flag, read_int, read_rating
+from ..extended import pc_bid_limit, starting_ap
+from ..inputs import read_flag
 from ..ratings import Rating
+from ..sides import group_side
 
 _PARTICIPANT_KEYS = {
     "name",
@@ -22,6 +23,7 @@ _PARTICIPANT_KEYS = {
     "modifiers",
     "followers",
     "bumps",
+    "states",
     "stretched",
 }
 
@@ -98,18 +100,20 @@ def _read_participant(index: int, raw: Any) -> _Participant:
         if not isinstance(value, str) or not value.strip():
             raise RulesError(f"participant {index + 1}'s {what} must be non-empty text")
     pc = read_flag(raw.get("pc", False), f"{name}'s pc flag")
-    modifier = total_modifier(raw.get("modifiers", 0), f"{name}'s modifiers")
     followers = raw.get("followers", [])
     if not isinstance(followers, list | tuple):
         raise RulesError(f"{name}'s followers must be a list of ratings")
     stretched = read_flag(raw.get("stretched", False), f"{name}'s stretched flag")
-    if not pc and (modifier or followers or stretched):
+    if not pc and (raw.get("modifiers") or raw.get("states") or followers or stretched):
         raise RulesError(
             f"{name} is a resistance: modifiers, stretches and followers are for PCs "
             "(R2: the GM gives a resistance its rating instead)"
         )
-    rating = read_rating(raw["rating"], f"{name}'s rating")
-    start = starting_ap(raw["rating"], modifier, followers)
+    # The participant as every machine reads a side: its lines, states and bumps.
+    lasting = group_side(raw, name, is_pc=pc)
+    rating = lasting.rating
+    modifier = lasting.target.rating.total - rating.total
+    start = starting_ap(str(rating), modifier, followers)
     if start < 1:
         raise RulesError(
             f"{name} would start with {start} AP: a contestant needs at least 1 AP to enter "
@@ -122,8 +126,8 @@ def _read_participant(index: int, raw: Any) -> _Participant:
         index=index,
         rating=str(rating),
         modifier=modifier,
-        bumps=read_int(raw.get("bumps", 0), f"{name}'s bumps"),
+        bumps=lasting.total_bumps,
         starting_ap=start,
         ap=start,
-        stretched=stretched,
+        stretched=stretched or lasting.stretched,
     )

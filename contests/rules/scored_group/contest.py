@@ -50,8 +50,10 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
 
     - `participants`: a list of dicts `{"name", "side", "rating"}` plus optional
       `"role"` (one of `ROLES`, default "contestant"), `"owner"` (the participant a
-      follower belongs to; required for followers) and `"player"` (may spend hero
-      points and make parting shots; default: PC side, or the owner's for followers).
+      follower belongs to; required for followers), `"player"` (may spend hero
+      points and make parting shots; default: PC side, or the owner's for followers)
+      and what lasts the whole contest, as every machine reads a side
+      (`group_side`): `"modifiers"`, `"states"`, `"bumps"`.
     - `pairings`: optional starting pairings, `[[pc_side_name, opponent_name], ...]`.
     - `stakes`: "rising_action" (default) or "climax"; `better_roll`: "high" or
       "low"; `base_resistance`: the campaign's base (R2), for assists.
@@ -132,8 +134,10 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
         second_roll: Any,
         second_hero: bool = False,
         second_bumps: Any = 0,
+        second_lasting: int = 0,
     ) -> tuple[Outcome, int]:
-        """A simple contest seen from `first`'s side: the outcome and its signed level."""
+        """A simple contest seen from `first`'s side: the outcome and its signed level;
+        `second_lasting` is a participant second side's lasting bumps."""
         outcome = contest_outcome(
             first_rating,
             read_roll(first_roll, f"{first.name}'s roll"),
@@ -142,8 +146,9 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
             better_roll=self._better_roll,
             pc_hero_point=first_hero,
             opponent_hero_point=second_hero,
-            pc_bumps=read_int(first_bumps, f"{first.name}'s bumps"),
-            opponent_bumps=read_int(second_bumps, f"{second_label}'s bumps"),
+            # The action's bumps and the participants' lasting ones (R18.5).
+            pc_bumps=read_int(first_bumps, f"{first.name}'s bumps") + first.bumps,
+            opponent_bumps=read_int(second_bumps, f"{second_label}'s bumps") + second_lasting,
             pc_label=first.name,
             opponent_label=second_label,
         )
@@ -345,6 +350,7 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
             target_roll,
             target_hero,
             target_bumps,
+            shot_at.bumps,
         )
         before = pairing.against(other_side(winner))
         pairing.points[winner] = parting_shot_score(
@@ -424,6 +430,7 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
             follower_roll,
             follower_hero,
             follower_bumps,
+            taken.bumps,
         )
         taker.acted_in_round = self._round
         self._payer(taker).hero_points_spent += int(hero)

@@ -195,7 +195,10 @@ class GroupScoredPairings(GroupScoredBase):
             hero_points={"pc": pc_hero_point, "opponent": opponent_hero_point},
             overrides={"pc": pc_rating, "opponent": opponent_rating},
             modifiers={"pc": pc_modifier, "opponent": opponent_modifier},
-            bumps={"pc": pc_bumps, "opponent": opponent_bumps},
+            bumps={  # this round's bumps and each member's lasting ones (R18.5)
+                "pc": read_int(pc_bumps, "pc_bumps") + members["pc"].bumps,
+                "opponent": read_int(opponent_bumps, "opponent_bumps") + members["opponent"].bumps,
+            },
             stretched=[side for side in SIDES if current.stretched[side]],
         )
         scored = score_round(
@@ -265,14 +268,21 @@ class GroupScoredPairings(GroupScoredBase):
         role: str = "contestant",
         owner: str | None = None,
         player: bool | None = None,
+        modifiers: list[Any] | None = None,
+        states: list[str] | None = None,
+        bumps: int = 0,
     ) -> None:
         """Join the contest in progress, accepting its framing (§5.2.7); then `engage`
-        an opponent, or take unrelated actions."""
+        an opponent, or take unrelated actions. `modifiers`, `states` and `bumps` last
+        the whole contest, as in the setup's participants."""
         entry: dict[str, Any] = {"name": name, "side": side, "rating": rating, "role": role}
         if owner is not None:
             entry["owner"] = owner
         if player is not None:
             entry["player"] = player
+        for key, value in (("modifiers", modifiers), ("states", states), ("bumps", bumps)):
+            if value:
+                entry[key] = value
         self._add_participant(entry)
         self._log.append({"kind": "join", "round": self._round, "name": name, "side": side})
         self._settle()

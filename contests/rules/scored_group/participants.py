@@ -35,6 +35,7 @@ class _Participant:
     player: bool | None
     status: str = "active"  # active | defeated | disengaged
     stretched: bool = False  # §2.10, R18.4: the ability it starts with is a stretch
+    bumps: int = 0  # R18.5: lasting bumps on every roll it makes
     shifted_points: int = 0  # §5.2.4: RP a secondary contestant took over from the owner
     removed_by_shift: bool = False
     hero_points_spent: int = 0

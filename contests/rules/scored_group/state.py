@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import IllegalAction, RulesError
-from ..inputs import read_better_roll, read_flag, read_rating
+from ..inputs import read_better_roll, read_flag
 from ..machine import ContestMachine
 from ..options import RulesOptions
 from ..outcomes import is_clearly_inferior
@@ -26,6 +26,7 @@ from ..scored import (
     read_stakes,
     rising_action,
 )
+from ..sides import GROUP_SIDE_KEYS, group_side
 from ..states import BENEFIT_OF_VICTORY, State
 from .participants import PAIRED_ROLES, ROLES, _Pairing, _Participant
 
@@ -70,7 +71,11 @@ class GroupScoredBase(ContestMachine):
     def _add_participant(self, entry: Any, *, check_owner: bool = True) -> _Participant:
         if not isinstance(entry, dict):
             raise RulesError(f"a participant is a dict with name, side and rating, not {entry!r}")
-        unknown = set(entry) - {"name", "side", "rating", "role", "owner", "player", "stretched"}
+        unknown = (
+            set(entry)
+            - {"name", "side", "role", "owner", "player", "stretched"}
+            - (GROUP_SIDE_KEYS)
+        )
         if unknown:
             raise RulesError(f"unknown participant field(s): {', '.join(sorted(unknown))}")
         name = entry.get("name")
@@ -95,16 +100,21 @@ class GroupScoredBase(ContestMachine):
         elif role == "contestant":
             player = side == "pc"
         stretched = read_flag(entry.get("stretched", False), f"{name}'s stretched flag")
-        if stretched and role == "contestant" and not player:
+        resistance = role == "contestant" and not player
+        if stretched and resistance:
             raise RulesError(f"{name} is a resistance: it takes no stretch (R2, R18.3)")
+        # The participant as every machine reads a side (R18.3-R18.5): its rating with
+        # its lasting modifier lines and states, and its lasting bumps.
+        lasting = group_side(entry, name, is_pc=not resistance)
         participant = _Participant(
             name=name,
             side=side,
             role=role,
-            rating=read_rating(entry.get("rating"), f"{name}'s rating"),
+            rating=lasting.target.rating,
             owner=owner,
             player=player,  # a follower's None is settled by _check_owner
-            stretched=stretched,
+            stretched=stretched or lasting.stretched,
+            bumps=lasting.total_bumps,
         )
         self._participants[name] = participant
         if check_owner:
