@@ -2,7 +2,8 @@
 
 Browsers may also act over the socket: `{"action": ..., "contest": id, "data": {...},
 "key": "<idempotency key>", "seq": <last seen>}`; `{"action": "resync"}` asks for the
-full current state (sent after a gap in sequence numbers or a reconnect).
+full current state (sent after a gap in sequence numbers or a reconnect);
+`{"action": "ping"}` is the page's heartbeat, answered at once.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ CLOSE_ROLE_CHANGED = 4409
 # htmx ws extension reconnects by itself.
 CLOSE_TRY_AGAIN = 1013
 MAX_MESSAGE_BYTES = 4096
+# The answer to the page's heartbeat: an empty out-of-band swap of a hidden element.
+PONG = '<div id="table-pong" hx-swap-oob="true" hidden></div>'
 
 
 async def release_channel(layer, channel: str) -> None:
@@ -191,6 +194,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._send_error("That message is not an object; nothing was done.")
             return
         action = message.get("action")
+        if action == "ping":
+            # The page's heartbeat (static/js/table.js): an answer within seconds says
+            # the connection is alive; no database work, no rate limit.
+            await self.send(text_data=PONG)
+            return
         if action == "resync":
             # The role as it is now: a change this socket missed is caught here.
             role = await _role_at_table(self.campaign_id, self.scope["user"])

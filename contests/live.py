@@ -20,7 +20,7 @@ from .broadcast import send_to_table_sync
 from .choices import FRAME_CHOICES
 from .events import visible
 from .models import Contest, ContestEvent, ContestStatus
-from .rules import ADVERSITY, FORTUNE
+from .rules import ADVERSITY, FORTUNE, RulesError
 from .rules.odds import outcome_percentages
 from .table import SIDES, TableFlow, load_flow
 from .table.base import ActionInput, Actor, AvailableAction
@@ -93,7 +93,17 @@ def contest_context(
     flow = shared["flow"]
     # The templates get this audience's view, never the flow or its state (audience.py).
     sides, view = contest_view(flow, audience, shared["sides"], shared["rows"])
-    controls = _controls(flow, audience, shared, view["rows"])
+    controls = _audience_controls(flow, audience, shared, view["rows"])
+    mine = moves(flow, controls)
+    if "moves" not in shared:
+        # Whom the table waits on is the same for every audience: from the GM's and the
+        # players' moves, worked out once (spectators see it too).
+        everyone: list[Move] = []
+        for other in ("gm", "player"):
+            rows = view["rows"] if other == audience else None
+            everyone += moves(flow, _audience_controls(flow, other, shared, rows))
+        shared["moves"] = everyone
+    waiting = _waiting_lines(audience, shared["moves"])
     events = [_log_entry(event, audience) for event in shared["events"]]
     return {
         "choices": FRAME_CHOICES,
@@ -110,12 +120,31 @@ def contest_context(
         "events": events,
         "seq": contest.seq,
         "totals": shared["totals"],
-        "controls": controls,
-        "participant_controls": _by_participant(view["rows"], controls),
+        "controls": [c for c in controls if not c.in_bar],
+        "bar_controls": [c for c in controls if c.in_bar],
+        "moves": mine,
+        "waiting": waiting,
+        "participant_controls": _by_participant(
+            view["rows"], [c for c in controls if not c.in_bar]
+        ),
     }
 
 
 # -- the action forms: what `available_actions` offers the audience ----------------------
+
+
+def _audience_controls(
+    flow: TableFlow, audience: str, shared: dict[str, Any], rows: list[dict[str, Any]] | None
+) -> list[Control]:
+    """`_controls` for an audience, worked out once per rendering (`shared`); `rows`
+    None: this audience's view of the participants is read here."""
+    cache = shared.setdefault("controls", {})
+    if audience not in cache:
+        if rows is None:
+            rows = contest_view(flow, audience, shared["sides"], shared["rows"])[1]["rows"]
+        cache[audience] = _controls(flow, audience, shared, rows)
+    return cache[audience]
+
 
 # Actions a side's own panel shows, one form per side they may name (the side fixed).
 PER_SIDE = {"choose_ability", "set_tactic", "enter_roll", "hero_point", "unrelated_action"}
@@ -142,6 +171,10 @@ class Control:
     sheet_selected: Any = None
     text: str = ""  # the button's text when not the action's label
     row: dict[str, Any] | None = None  # a group participant the form acts for
+    # In the "your move" bar rather than the panel: the move the table waits on from
+    # this person (`needed`), or a choice that will not wait (a hero point on a roll).
+    in_bar: bool = False
+    needed: bool = False
 
     @property
     def name(self) -> str:
@@ -195,6 +228,130 @@ def _controls(
         by_name = {row["name"]: row for row in rows}
         controls = [c for control in controls for c in _group_control(control, by_name)]
     return controls
+
+
+# -- whose move it is -----------------------------------------------------------------
+
+# Besides the flows' `primary` actions (the GM's roll, resolve and confirm, a group
+# extended declaration not made yet), the moves the table waits on: an ability for a
+# side that has none, the bid on one's turn.
+WAITED_ON = {"choose_ability", "bid"}
+# Choices that do not hold the table up but are gone once the GM goes on: in the bar too.
+IN_BAR = {"hero_point"}
+
+
+@dataclass(frozen=True)
+class Move:
+    """One line of the "your move" bar: what `for_user` (None: the GM) is to do now,
+    in words ("choose an ability for Ysolde"); `needed`: the table waits on it."""
+
+    for_user: int | None
+    text: str
+    needed: bool
+    who: str = ""  # whom the table waits on, for those who wait ("Ysolde's player")
+
+
+def _needs(flow: TableFlow, control: Control) -> bool:
+    """Whether the table waits on this form: a GM's primary action, or a player's move
+    of WAITED_ON (choosing an ability only for a side or participant without one)."""
+    action = control.action
+    record = _holder_record(flow, control)
+    if action.primary:
+        return True
+    if action.action not in WAITED_ON:
+        return False
+    if action.action == "choose_ability":
+        # Waited on only while it has neither an ability nor a rating (an NPC framed
+        # with a rating is ready).
+        return record is not None and not record.get("ability") and record.get("rating") is None
+    return True
+
+
+def _players_own(flow: TableFlow, control: Control) -> bool:
+    record = _holder_record(flow, control)
+    return record is not None and bool(record.get("character_id"))
+
+
+def _holder_record(flow: TableFlow, control: Control) -> dict[str, Any] | None:
+    """The side or participant a form acts for (fixed, or the only choice), if one."""
+    held = control.hidden.get(flow.KEY, control.side)
+    if held is None:
+        picked = control.action.input(flow.KEY)
+        if picked is None or len(picked.choices) != 1:
+            return None
+        held = picked.choices[0].value
+    try:
+        return flow._holder({flow.KEY: held})[1]
+    except RulesError:
+        return None
+
+
+def _named(flow: TableFlow, control: Control) -> str:
+    """Who a form acts for, by name ("Ysolde"), or "" when it names no one."""
+    held = control.hidden.get(flow.KEY, control.side)
+    if held is None:
+        picked = control.action.input(flow.KEY)
+        if picked is None or not picked.choices:
+            return ""
+        return ", ".join(c.label for c in picked.choices)
+    if flow.KEY == "side":
+        return flow.side(held)["name"]
+    return str(held)
+
+
+def _move_text(flow: TableFlow, control: Control) -> str:
+    label = control.text or control.action.label
+    named = _named(flow, control)
+    if named and label.startswith(named):
+        return label  # "Chief declares": a name keeps its capital
+    text = label[:1].lower() + label[1:]
+    if named and named not in label:
+        text += f" for {named}"
+    return text
+
+
+def moves(flow: TableFlow, controls: list[Control]) -> list[Move]:
+    """The "your move" lines from this audience's forms, marking the forms that belong in
+    the bar. One line per form the table waits on, plus the hero point offers."""
+    out: list[Move] = []
+    for control in controls:
+        if control.for_user is None and _players_own(flow, control):
+            continue  # the GM may act for a player's character; the move is the player's
+        needed = _needs(flow, control)
+        if not needed and control.name not in IN_BAR:
+            continue
+        control.needed, control.in_bar = needed, True
+        named = _named(flow, control)
+        who = (
+            "the GM" if control.for_user is None else (f"{named}'s player" if named else "a player")
+        )
+        out.append(Move(control.for_user, _move_text(flow, control), needed, who))
+    return out
+
+
+def waiting_on(all_moves: list[Move], *, besides: Any = "nobody") -> list[str]:
+    """Whom the table waits on, in words, leaving out the moves of `besides` (a user id,
+    or None for the GM), who sees them as their own: "the GM (roll)", "Ysolde's player
+    (choose an ability for Ysolde)"."""
+    seen: dict[str, list[str]] = {}
+    for move in all_moves:
+        if move.needed and move.for_user != besides:
+            texts = seen.setdefault(move.who, [])
+            if move.text not in texts:
+                texts.append(move.text)
+    return [f"{who} ({'; '.join(texts)})" for who, texts in seen.items()]
+
+
+def _waiting_lines(audience: str, everyone: list[Move]) -> dict[str, Any]:
+    """The "waiting for" lines of an audience's copy, as `lines` of (for_user, whom):
+    the GM's copy one line without the GM's own moves; the players' copy one for each
+    player the table waits on, without their own moves (shown only in their browser),
+    and one for everyone else (hidden for the players in `own`)."""
+    if audience == "gm":
+        return {"lines": [(None, waiting_on(everyone, besides=None))], "own": []}
+    own = sorted({m.for_user for m in everyone if m.needed and m.for_user is not None})
+    lines = [(uid, waiting_on(everyone, besides=uid)) for uid in own]
+    return {"lines": [*lines, (None, waiting_on(everyone))], "own": own}
 
 
 def _by_participant(rows: list[dict], controls: list[Control]) -> list[tuple[dict, list[Control]]]:
@@ -466,6 +623,7 @@ def render_contest(
     """
     context = {**contest_context(contest, audience, shared), "oob": oob}
     panel = render_to_string("contests/table.html#contest", context)
+    panel += render_to_string("contests/table.html#moves", context)
     if new_event is None:
         return panel + render_to_string("contests/table.html#log", context)
     entry = _log_entry(new_event, audience)

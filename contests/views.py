@@ -96,6 +96,8 @@ def table_viewer_css(request: HttpRequest, campaign_id: int) -> HttpResponse:
     get_campaign_for_user(request.user, campaign_id)  # members only (404 otherwise)
     mine = f'[data-for-user="{int(request.user.pk)}"]'
     css = f"[data-for-user]:not({mine}) {{ display: none !important; }}\n"
+    # What everyone sees but those who have their own copy ("waiting for ...").
+    css += f'[data-not-for-user~="{int(request.user.pk)}"] {{ display: none !important; }}\n'
     return HttpResponse(css, content_type="text/css; charset=utf-8")
 
 

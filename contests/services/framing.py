@@ -358,7 +358,8 @@ def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str)
     )
     for row in flow.participant_rows():
         ContestParticipant.objects.create(contest=contest, **row)
-    summary = f"The GM frames a {contest.get_kind_display().lower()}"
+    kind = contest.get_kind_display().lower()
+    summary = f"The GM frames {'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
     if flow.state["prize"]:
         summary += f": {flow.state['prize']}"
     event = ContestEvent.objects.create(

@@ -196,7 +196,12 @@ class GroupExtendedFlow(GroupLongFlow):
                         default="steady",
                     ),
                 )
-                offers.append(AvailableAction("declare", f"{name} declares", inputs, primary=True))
+                # The table waits on a declaration not made yet; one made may change
+                # until the last one is in (§5.3.3).
+                engine = (self.state.get("machine") or {}).get("state") or {}
+                declared = name in (engine.get("declarations") or {})
+                label = f"{name} changes the declaration" if declared else f"{name} declares"
+                offers.append(AvailableAction("declare", label, inputs, primary=not declared))
             away = [
                 o
                 for o in against

@@ -136,3 +136,159 @@
     });
   });
 })();
+
+// An honest connection state (issue 15). While the page is in view it pings the server
+// every 2 s over the socket; with no message back for 5 s the connection is declared
+// lost (a network drop may leave the socket looking open) and reopened. An action
+// pressed while the table is not connected is refused on the page, never sent into the
+// void; a refused action's message goes away with the next one that succeeds.
+(function () {
+  const PING_EVERY = 2000, DEAD_AFTER = 5000;
+  let socket = null, lastHeard = Date.now(), declaredDead = false;
+
+  function status() { return document.getElementById("connection-status"); }
+  function setStatus(state, text) {
+    const el = status();
+    if (!el) return;
+    el.dataset.state = state;
+    el.textContent = text;
+  }
+  function showError(text) {
+    const el = document.getElementById("table-error");
+    if (el) { el.className = "error"; el.textContent = text; }
+  }
+  document.body.addEventListener("htmx:wsOpen", function (evt) {
+    socket = evt.detail.socketWrapper;
+    lastHeard = Date.now();
+    declaredDead = false;
+  });
+  document.body.addEventListener("htmx:wsClose", function () { socket = null; });
+  document.body.addEventListener("htmx:wsAfterMessage", function () {
+    lastHeard = Date.now();
+    if (declaredDead) {
+      declaredDead = false;
+      setStatus("connected", "Connected");
+    }
+  });
+  setInterval(function () {
+    if (!socket || document.visibilityState !== "visible") { lastHeard = Date.now(); return; }
+    if (Date.now() - lastHeard > DEAD_AFTER) {
+      if (!declaredDead) {
+        declaredDead = true;
+        setStatus("reconnecting", "Connection lost, reconnecting…");
+        // The socket may never notice the drop: start again (the server sends the full
+        // state on every connect, so nothing that happened meanwhile is missed).
+        try { socket.reconnect(); } catch (e) { /* reconnects on its own */ }
+      }
+      return;
+    }
+    try { socket.send(JSON.stringify({ action: "ping" })); } catch (e) { /* handled above */ }
+  }, PING_EVERY);
+  window.addEventListener("offline", function () {
+    declaredDead = true;
+    setStatus("reconnecting", "Offline: waiting for the network…");
+  });
+
+  function tableForm(elt) { return elt && elt.closest && elt.closest("[data-action-form]"); }
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    if (!tableForm(evt.detail.elt)) return;
+    const state = status() ? status().dataset.state : "connected";
+    if (state !== "connected" || navigator.onLine === false) {
+      evt.preventDefault();
+      showError("Not sent: the table is not connected. Press it again once it says Connected.");
+    }
+  });
+  document.body.addEventListener("htmx:sendError", function (evt) {
+    if (tableForm(evt.detail.elt)) {
+      showError("Not sent: the network failed. Nothing was done; press it again once it says Connected.");
+    }
+  });
+  document.body.addEventListener("htmx:responseError", function (evt) {
+    if (tableForm(evt.detail.elt)) {
+      showError("The server could not take that action (" + evt.detail.xhr.status + "); nothing was done.");
+    }
+  });
+})();
+
+// Whose move it is: the tab's title and icon show a badge while the table waits on
+// this person; an optional sound and browser notification (opted into per person, in
+// this browser) when it becomes their move or a contest is framed.
+(function () {
+  const page = document.querySelector("[data-table-socket]");
+  if (!page) return;
+  const baseTitle = document.title;
+  const icon = document.querySelector("link[data-favicon]");
+  const plainIcon = icon ? icon.getAttribute("href") : null;
+  const storeKey = "qw-alerts-" + page.dataset.userId;
+  let wasMyMove = false, shownContest = null;
+
+  function settings() {
+    try { return JSON.parse(localStorage.getItem(storeKey) || "{}"); } catch (e) { return {}; }
+  }
+  function save(values) {
+    try { localStorage.setItem(storeKey, JSON.stringify(values)); } catch (e) { /* private mode */ }
+  }
+  let audio = null;
+  function beep() {
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const tone = audio.createOscillator(), gain = audio.createGain();
+      tone.frequency.value = 660;
+      gain.gain.setValueAtTime(0.15, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
+      tone.connect(gain).connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.4);
+    } catch (e) { /* no sound here */ }
+  }
+  function alert(text) {
+    const chosen = settings();
+    if (chosen.sound) beep();
+    if (chosen.notify && window.Notification && Notification.permission === "granted" && document.hidden) {
+      try { new Notification("QuestWorlds Table", { body: text, tag: "qw-table" }); } catch (e) { /* ignore */ }
+    }
+  }
+  document.querySelectorAll("[data-alert]").forEach(function (box) {
+    box.checked = Boolean(settings()[box.dataset.alert]);
+    box.addEventListener("change", function () {
+      const values = settings();
+      values[box.dataset.alert] = box.checked;
+      save(values);
+      if (box.checked && box.dataset.alert === "notify" && window.Notification && Notification.permission === "default") {
+        Notification.requestPermission();
+      }
+      if (box.checked && box.dataset.alert === "sound") beep();
+    });
+  });
+
+  function myMoves() {
+    return Array.prototype.filter.call(
+      document.querySelectorAll("#your-move [data-my-move]:not(.optional)"),
+      function (el) { return el.offsetParent !== null; }
+    );
+  }
+  function update() {
+    const mine = myMoves();
+    const isMyMove = mine.length > 0;
+    document.title = isMyMove ? "● Your move · " + baseTitle : baseTitle;
+    if (icon && plainIcon) icon.setAttribute("href", isMyMove ? icon.dataset.moveHref : plainIcon);
+    document.body.dataset.myMove = isMyMove ? "yes" : "no";
+    if (isMyMove && !wasMyMove) alert(mine[0].textContent.trim());
+    wasMyMove = isMyMove;
+    const contest = document.getElementById("contest");
+    const id = contest ? contest.dataset.contestId : "";
+    if (shownContest !== null && id && id !== shownContest) {
+      // A new contest: the last one's refusal is no longer news.
+      const error = document.getElementById("table-error");
+      if (error) error.textContent = "";
+      if (!isMyMove) {
+        const title = contest.querySelector("h3");
+        alert("A contest is framed" + (title ? ": " + title.textContent.trim() : ""));
+      }
+    }
+    shownContest = id;
+  }
+  document.addEventListener("DOMContentLoaded", update);
+  document.body.addEventListener("htmx:wsAfterMessage", update);
+  document.body.addEventListener("htmx:afterSettle", update);
+})();

@@ -260,9 +260,13 @@ def side(page, key: str):
 
 
 def choose_ability(page, key: str, ability: str) -> None:
-    panel = side(page, key)
-    panel.get_by_label(re.compile(r"^Ability")).select_option(label=ability)
-    panel.get_by_role("button", name="Choose an ability").click()
+    """Choose the side's ability from the form this person sees for it: in their "your
+    move" bar when the table waits on it, else on the side's panel."""
+    form = page.locator(
+        f'form[data-action=choose_ability]:has(input[name=side][value="{key}"]):visible'
+    ).first
+    form.locator("select[name=ability_id]").select_option(label=ability)
+    form.get_by_role("button", name="Choose an ability").click()
 
 
 def enter_roll(page, key: str, roll: int) -> None:

@@ -47,14 +47,14 @@ def played(browser, table_server, table_logins):
         expect(gm.locator("#contest .side[data-side=pc] .tn")).to_have_text("7M")
         enter_roll(alice, "pc", 15)
         wait_seq(pages, 4)
-        gm.locator("#contest").get_by_role("button", name="Roll", exact=True).click()
+        gm.locator("#contest, #your-move").get_by_role("button", name="Roll", exact=True).click()
         wait_seq(pages, 5)
-        alice.locator("#contest").get_by_role(
+        alice.locator("#contest, #your-move").get_by_role(
             "button", name=re.compile(r"^Spend a hero point")
         ).click()
         wait_seq(pages, 6)
         outcome = gm.locator("#contest .pending .so-far").inner_text()  # "minor victory"...
-        gm.locator("#contest").get_by_role("button", name="Resolve").click()
+        gm.locator("#contest, #your-move").get_by_role("button", name="Resolve").click()
         wait_seq(pages, 7)
         gm.locator(
             "form", has=gm.get_by_role("button", name="Confirm the consequences")

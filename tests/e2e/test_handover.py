@@ -56,7 +56,7 @@ def test_the_open_pages_follow_a_hand_over_and_the_new_gm_runs_the_table(people,
     wait_seq([alice, bob, old_gm], 1)
     choose_ability(bob, "pc", "Hush a Brawling Crowd +3")
     wait_seq([alice, bob, old_gm], 2)
-    alice.locator("#contest").get_by_role("button", name="Roll", exact=True).click()
+    alice.locator("#contest, #your-move").get_by_role("button", name="Roll", exact=True).click()
     wait_seq([alice, bob, old_gm], 3)
     for page in (alice, bob, old_gm):
         expect(page.locator("#contest h3")).to_have_text(
@@ -64,7 +64,7 @@ def test_the_open_pages_follow_a_hand_over_and_the_new_gm_runs_the_table(people,
         )
     expect(old_gm.get_by_role("group", name="GM controls")).to_have_count(0)
 
-    alice.locator("#contest").get_by_role("button", name="Resolve").click()
+    alice.locator("#contest, #your-move").get_by_role("button", name="Resolve").click()
     wait_seq([alice, bob, old_gm], 4)
     for page in (alice, bob, old_gm):
         expect(page.locator("#contest .phase")).to_have_text("Decided: consequences to confirm")

@@ -38,7 +38,7 @@ def totals(page) -> dict[str, str]:
 
 
 def click(page, name: str) -> None:
-    page.locator("#contest").get_by_role("button", name=name, exact=True).click()
+    page.locator("#contest, #your-move").get_by_role("button", name=name, exact=True).click()
 
 
 def defeat_degree(ap: int) -> str:
@@ -71,7 +71,8 @@ def test_an_extended_contest_is_played_with_bids_until_one_side_is_out(people, c
     ap = {"Tamsin Reedwalker": 23, "Reed-wolves": 20}
     for exchange, bid in enumerate((5, None, 7, None, 9, None), 1):
         if bid:  # the PC's turn: Alice bids
-            side(alice, "pc").get_by_label(re.compile(r"^Bid")).fill(str(bid))
+            # The table waits on her bid: it is in her "your move" bar.
+            alice.locator("#your-move").get_by_label(re.compile(r"^Bid")).fill(str(bid))
             click(alice, "Bid")
             seq += 1
             wait_seq(pages, seq)
@@ -204,7 +205,9 @@ def test_the_gm_undoes_the_latest_action_on_every_open_page(people, table_server
     wait_seq(pages, 4)
     rolled = same_everywhere(pages, "#contest .pending")
     assert "Tamsin Reedwalker rolled 15" in rolled and "hero point" not in rolled
-    spend = alice.locator("#contest").get_by_role("button", name=re.compile(r"^Spend a hero point"))
+    spend = alice.locator("#contest, #your-move").get_by_role(
+        "button", name=re.compile(r"^Spend a hero point")
+    )
     spend.click()
     wait_seq(pages, 5)
     assert "+ hero point" in same_everywhere(pages, "#contest .pending")
@@ -231,7 +234,9 @@ def test_the_gm_undoes_the_latest_action_on_every_open_page(people, table_server
         expect(page.locator("#contest .pending")).to_have_count(0)
         expect(page.locator("#contest .phase")).to_have_text("Choosing abilities and augments")
         expect(page.locator("#contest")).to_contain_text("Physical roll entered: 15")
-    expect(gm.locator("#contest").get_by_role("button", name="Roll", exact=True)).to_be_visible()
+    expect(
+        gm.locator("#contest, #your-move").get_by_role("button", name="Roll", exact=True)
+    ).to_be_visible()
     # A page loaded now shows the same as those that watched the undo happen.
     alice.reload()
     expect(alice.locator("#connection-status")).to_have_text("Connected")
@@ -316,7 +321,7 @@ def test_two_players_fight_an_extended_duel_each_with_their_own_hero_point(peopl
     expect(
         side(alice, "opponent").get_by_role("button", name="Enter a physical roll")
     ).to_have_count(0)
-    side(alice, "pc").get_by_label(re.compile(r"^Bid")).fill("4")
+    alice.locator("#your-move").get_by_label(re.compile(r"^Bid")).fill("4")
     click(alice, "Bid")
     wait_seq(pages, 4)
     # Tamsin's 5 succeeds at 14; Brannoc's 17 fails at 15.
@@ -328,8 +333,10 @@ def test_two_players_fight_an_extended_duel_each_with_their_own_hero_point(peopl
     wait_seq(pages, 7)
     assert "Brannoc Ironmouth rolled 17 (failure)" in same_everywhere(pages, "#contest .pending")
     spend = re.compile(r"^Spend a hero point")
-    expect(alice.locator("#contest").get_by_role("button", name=spend)).to_have_count(1)  # hers
-    bob.locator("#contest").get_by_role("button", name=spend).click()
+    expect(alice.locator("#contest, #your-move").get_by_role("button", name=spend)).to_have_count(
+        1
+    )  # hers
+    bob.locator("#contest, #your-move").get_by_role("button", name=spend).click()
     wait_seq(pages, 8)
     expect(gm.locator("#roll-log li").first).to_contain_text(
         "Brannoc Ironmouth spends a hero point"

@@ -1,0 +1,136 @@
+"""Whose move it is (issue 15): every copy of the table names what is each person's to
+do now, with its form in the "your move" bar, and whom the table waits on.
+
+Played through the services, as the live table does; read from what each audience's
+copy renders. A player's lines carry their user id (their browser shows only theirs).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from contests.live import render_contest
+from tests.table import ability
+
+MOVE = re.compile(
+    r'<p class="my-move[^"]*" data-my-move(?: data-for-user="(\d+)")?>'
+    r"<strong>([^<]+)</strong> ([^<]+)</p>"
+)
+WAITING = re.compile(r'<p class="waiting" data-waiting(?: data-for-user="(\d+)")?[^>]*>([^<]+)</p>')
+BAR = re.compile(r'<div id="your-move"[^>]*>(.*?)\n  </div>', re.S)
+
+
+def bar(contest, audience):
+    contest.refresh_from_db()
+    return html.unescape(BAR.search(render_contest(contest, audience)).group(1))
+
+
+def moves(contest, audience):
+    """(user id or None, "Your move:"/"Your choice:", what) in an audience's bar."""
+    return [
+        (int(user) if user else None, head, text.strip())
+        for user, head, text in MOVE.findall(bar(contest, audience))
+    ]
+
+
+def waiting(contest, audience):
+    return [(int(u) if u else None, t) for u, t in WAITING.findall(bar(contest, audience))]
+
+
+def bar_actions(contest, audience):
+    return re.findall(r'name="action" value="([^"]+)"', bar(contest, audience))
+
+
+def test_a_simple_contest_waits_on_the_player_then_the_gm(table, session, gm, alice, tamsin):
+    contest = table.frame("simple", pc=tamsin)
+    assert moves(contest, "player") == [(alice.pk, "Your move:", "choose an ability for Tamsin")]
+    assert bar_actions(contest, "player") == ["choose_ability"]
+    # The GM could choose for her, but the move is hers: the GM's bar only waits.
+    assert moves(contest, "gm") == []
+    assert waiting(contest, "gm") == [
+        (None, "Waiting for Tamsin's player (choose an ability for Tamsin).")
+    ]
+    # Everyone else sees whom the table waits on; Alice sees her move instead.
+    assert (None, "Waiting for Tamsin's player (choose an ability for Tamsin).") in waiting(
+        contest, "spectator"
+    )
+    assert f'data-not-for-user="{alice.pk}"' in bar(contest, "player")
+
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    assert moves(contest, "gm") == [(None, "Your move:", "roll")]
+    assert moves(contest, "player") == []
+    assert waiting(contest, "spectator") == [(None, "Waiting for the GM (roll).")]
+
+    table.act(contest, gm, "roll", rolls=(9, 13))  # a success against a success: no critical
+    assert moves(contest, "gm") == [(None, "Your move:", "resolve")]
+    assert moves(contest, "player") == [(alice.pk, "Your choice:", "spend a hero point for Tamsin")]
+    assert waiting(contest, "spectator") == [(None, "Waiting for the GM (resolve).")]
+
+    table.act(contest, gm, "resolve")
+    assert moves(contest, "gm") == [(None, "Your move:", "confirm the consequences")]
+    table.act(contest, gm, "apply_consequences")
+    assert moves(contest, "gm") == moves(contest, "player") == []
+    assert "Contest #1 is over" in bar(contest, "player")
+
+
+def test_a_player_without_hero_points_is_offered_none(table, session, gm, alice, tamsin):
+    tamsin.hero_points = 0
+    tamsin.save(update_fields=["hero_points"])
+    contest = table.frame("simple", pc=tamsin)
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(9, 13))
+    assert moves(contest, "player") == []
+    assert "hero_point" not in render_contest(contest, "player")
+
+
+def test_an_extended_contest_waits_on_the_bid_of_the_side_whose_turn_it_is(
+    table, session, gm, alice, bob, tamsin
+):
+    contest = table.frame(
+        "extended",
+        pc={"character_id": tamsin.pk, "ability_id": ability(tamsin, "Boatcraft").pk},
+        opponent={"name": "Raiders", "rating": "14"},
+    )
+    assert moves(contest, "player") == [(alice.pk, "Your move:", "bid for Tamsin")]
+    assert [m for m in moves(contest, "player") if m[0] == bob.pk] == []
+    table.act(contest, alice, "bid", bid=3)
+    assert moves(contest, "gm") == [(None, "Your move:", "roll")]
+    table.act(contest, gm, "roll", rolls=(9, 13))
+    table.act(contest, gm, "resolve")
+    # The Raiders' turn: the GM bids for them, and no player is asked to.
+    contest.refresh_from_db()
+    assert [m for m in moves(contest, "player") if m[1] == "Your move:"] == []
+    assert (None, "Your move:", "bid for Raiders") in moves(contest, "gm")
+
+
+def test_a_group_extended_contest_waits_on_each_declaration(
+    table, session, gm, alice, bob, tamsin, brannoc
+):
+    contest = table.frame(
+        "group_extended",
+        prize="hold the causeway",
+        participants=[
+            {"character_id": tamsin.pk, "ability_id": ability(tamsin, "Boatcraft").pk},
+            {"character_id": brannoc.pk, "ability_id": ability(brannoc, "Temple singer").pk},
+            {"name": "Chief", "rating": 15},
+        ],
+    )
+    player_moves = moves(contest, "player")
+    assert (alice.pk, "Your move:", "Tamsin declares") in player_moves
+    assert (bob.pk, "Your move:", "Brannoc declares") in player_moves
+    assert moves(contest, "gm") == [(None, "Your move:", "Chief declares")]
+    table.act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
+    # Declared, Alice may still change it, but the table no longer waits on her: she
+    # sees the line for everyone whose move it is not.
+    assert [m for m in moves(contest, "player") if m[0] == alice.pk] == []
+    assert (
+        None,
+        "Waiting for the GM (Chief declares); Brannoc's player (Brannoc declares).",
+    ) in waiting(contest, "player")
+    assert f'data-not-for-user="{bob.pk}"' in bar(contest, "player")
+    assert "Tamsin changes the declaration" in render_contest(contest, "player")

@@ -1,0 +1,141 @@
+"""Whose move it is, at every moment (issue 15): a GM and two players play a simple
+contest using only what the "your move" bar offers each of them.
+
+Each person's bar names what is theirs to do now, with the form for it; the others see
+whom the table waits on; the tab's title carries a badge while it is your move.
+Screenshots of every page at 1280 px and 390 px go to test-results/ for people to look at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from bench.liveserver import daphne_server, fresh_database, manage, server_env
+
+from .conftest import accepting
+
+SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "your-move"
+
+SETUP = """
+from django.utils import timezone
+from campaigns.models import Campaign, Session
+campaign = Campaign.objects.get(name="The Sunken Crown")
+number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
+print(campaign.pk)
+"""
+
+
+@pytest.fixture(scope="module")
+def table_url(tmp_path_factory):
+    with fresh_database(tmp_path_factory.mktemp("moves"), template="demo") as database_url:
+        env = server_env(database_url)
+        campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
+        with daphne_server(env) as base:
+            yield base, campaign_id
+
+
+def open_table(browser, base, campaign_id, username, width=1280):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = accepting(context.new_page())
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("questworlds")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base}/home/")
+    page.goto(f"{base}/campaigns/{campaign_id}/table/")
+    expect(page.locator("#connection-status")).to_have_text("Connected")
+    return page
+
+
+def wait_seq(pages, seq):
+    for page in pages:
+        expect(page.locator(f"#contest[data-seq='{seq}']")).to_be_attached(timeout=10_000)
+
+
+def my_move(page):
+    """The "your move" lines this person sees (the others' are hidden on their page)."""
+    return [t.strip() for t in page.locator("#your-move [data-my-move]:visible").all_inner_texts()]
+
+
+def bar(page):
+    return page.locator("#your-move")
+
+
+def shoot(pages, step):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name, page in pages.items():
+        page.screenshot(path=str(SHOTS / f"{step}-{name}.png"), full_page=True)
+
+
+def no_sideways_scroll(page):
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_each_person_sees_whose_move_it_is_and_plays_from_the_bar(browser, table_url):
+    base, campaign_id = table_url
+    gm = open_table(browser, base, campaign_id, "gm")
+    alice = open_table(browser, base, campaign_id, "alice")
+    bob = open_table(browser, base, campaign_id, "bob", width=390)
+    pages = {"gm": gm, "alice": alice, "bob-390": bob}
+    everyone = list(pages.values())
+
+    gm.locator("select[name=kind]").select_option("simple")
+    gm.locator("input[name=prize]").fill("Cross the flooded ford")
+    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
+    gm.get_by_role("button", name="Frame it").click()
+    wait_seq(everyone, 1)
+
+    # Alice must choose an ability; the GM and Bob see that the table waits on her.
+    assert my_move(alice) == ["Your move: choose an ability for Tamsin Reedwalker"]
+    expect(bar(alice).locator("[data-waiting]:visible")).to_have_count(0)  # she is not waiting
+    expect(alice).to_have_title("● Your move · The Sunken Crown table · QuestWorlds Table")
+    for page in (gm, bob):
+        assert my_move(page) == []
+        expect(bar(page).locator("[data-waiting]:visible")).to_contain_text(
+            "Tamsin Reedwalker's player (choose an ability for Tamsin Reedwalker)"
+        )
+        expect(page).to_have_title("The Sunken Crown table · QuestWorlds Table")
+    shoot(pages, "1-framed")
+    assert no_sideways_scroll(bob)
+
+    bar(alice).locator("select[name=ability_id]:visible").select_option(label="River Guide 3M")
+    bar(alice).get_by_role("button", name="Choose an ability").click()
+    wait_seq(everyone, 2)
+
+    # Now the GM rolls: the bar says so, and offers the button.
+    assert my_move(gm) == ["Your move: roll"]
+    assert my_move(alice) == []
+    expect(bar(alice).locator("[data-waiting]:visible")).to_have_text("Waiting for the GM (roll).")
+    expect(bar(gm).locator("[data-waiting]:visible")).to_have_count(0)
+    expect(gm).to_have_title("● Your move · The Sunken Crown table · QuestWorlds Table")
+    bar(gm).get_by_role("button", name="Roll", exact=True).click()
+    wait_seq(everyone, 3)
+    shoot(pages, "2-rolled")
+
+    # The GM resolves; Alice may spend a hero point first (a choice, not a wait), unless
+    # her result is a critical, which no hero point raises.
+    assert my_move(gm) == ["Your move: resolve"]
+    choice = my_move(alice)
+    assert choice in ([], ["Your choice: spend a hero point for Tamsin Reedwalker"])
+    expect(alice).to_have_title("The Sunken Crown table · QuestWorlds Table")
+    bar(gm).get_by_role("button", name="Resolve").click()
+    wait_seq(everyone, 4)
+
+    assert my_move(gm) == ["Your move: confirm the consequences"]
+    expect(bar(bob).locator("[data-waiting]:visible")).to_contain_text(
+        "the GM (confirm the consequences)"
+    )
+    shoot(pages, "3-decided")
+    bar(gm).get_by_role("button", name="Confirm the consequences").click()
+    wait_seq(everyone, 5)
+    for page in everyone:
+        assert my_move(page) == []
+        expect(bar(page)).to_contain_text("Contest #1 is over")
+    shoot(pages, "4-finished")
+    assert no_sideways_scroll(bob)
+    for page in everyone:
+        page.context.close()
