@@ -60,12 +60,14 @@ def check_can_import_campaigns(user) -> None:
 
 @dataclass(frozen=True)
 class ArchiveViewer:
-    """Who is reading a campaign's archive: a member (with their role) or anyone holding
-    the public link (`role` None), who sees neither GM-only notes nor hidden rolls."""
+    """Who is reading a campaign's archive: a member (with their role and `user_id`) or
+    anyone holding the public link (`role` None), who sees neither GM-only notes nor
+    hidden rolls nor whispers to the GM."""
 
     campaign: Campaign
     role: str | None
     public_token: str | None = None
+    user_id: int | None = None
 
     @property
     def is_gm(self) -> bool:
@@ -78,7 +80,7 @@ class ArchiveViewer:
 
 def get_archive_for_user(user, campaign_id: int) -> ArchiveViewer:
     campaign, role = get_campaign_for_user(user, campaign_id)
-    return ArchiveViewer(campaign, role)
+    return ArchiveViewer(campaign, role, user_id=user.pk)
 
 
 def get_archive_for_public_link(token: str) -> ArchiveViewer:

@@ -20,8 +20,9 @@ from django.http import Http404
 
 from characters.models import Ability, Character, Condition
 from contests.events import EventType, visible
-from contests.models import Contest, ContestEvent, ContestKind, ContestParticipant
+from contests.models import ChatMessage, Contest, ContestEvent, ContestKind, ContestParticipant
 from contests.rules.simple import describe_level
+from contests.selectors import chat_lines
 
 from .access import ArchiveViewer
 from .models import Season, Session
@@ -124,6 +125,12 @@ def session_contests_page(viewer: ArchiveViewer, session: Session, page_number: 
         .order_by("number")
     )
     return _page(contests, page_number, CONTESTS_PER_PAGE)
+
+
+def session_chat(viewer: ArchiveViewer, session: Session) -> list[ChatMessage]:
+    """The session's table chat as this viewer may see it (a whisper to the GM: the GM
+    and its author only; the public link none), oldest first, in one query."""
+    return chat_lines(session, is_gm=viewer.is_gm, user_id=viewer.user_id)
 
 
 # --------------------------------------------------------------------- contest list and search

@@ -496,7 +496,8 @@ def _timeline(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
 def _session_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
     session = selectors.session_for_viewer(viewer, number)
     page = selectors.session_contests_page(viewer, session, request.GET.get("page"))
-    context = _archive_context(viewer, session=session, page=page)
+    chat = selectors.session_chat(viewer, session)
+    context = _archive_context(viewer, session=session, page=page, chat=chat)
     return render(request, "archive/session.html", context)
 
 

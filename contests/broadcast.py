@@ -52,7 +52,16 @@ class ContestMessage(TypedDict):
     html: dict[str, str]
 
 
-TableMessage = FragmentMessage | RevokeMessage | RoleMessage | ContestMessage
+class ChatLineMessage(TypedDict):
+    """A new line of table chat. A whisper to the GM names its author in
+    `whisper_from`: only the GM's sockets and the author's own forward it."""
+
+    type: Literal["table.chat"]
+    html: str
+    whisper_from: int | None
+
+
+TableMessage = FragmentMessage | RevokeMessage | RoleMessage | ContestMessage | ChatLineMessage
 
 logger = logging.getLogger(__name__)
 

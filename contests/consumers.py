@@ -18,7 +18,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from campaigns.access import campaign_role
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Session
 
 from . import live, presence
 from .broadcast import table_group_name
@@ -232,6 +232,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.role is not None:
             await self.send(text_data=event["html"][self.role])
 
+    async def table_chat(self, event: dict) -> None:
+        # A whisper to the GM: the GM's sockets and its author's own, nobody else's.
+        whisperer = event["whisper_from"]
+        if self.role is None:
+            return
+        if whisperer is None or self.role == "gm" or whisperer == self.scope["user"].pk:
+            await self.send(text_data=event["html"])
+
     async def table_revoke(self, event: dict) -> None:
         if self.role is not None and event["user_id"] == self.scope["user"].pk:
             await self._role_lost(CLOSE_REMOVED)
@@ -259,10 +267,12 @@ class TableConsumer(AsyncWebsocketConsumer):
     @db_async
     def _render_full_state(self) -> str:
         contest = live.current_contest(self.campaign_id)
+        session = Session.objects.filter(campaign_id=self.campaign_id, ended_at__isnull=True)
         return (
             presence.render_presence(self.campaign_id)
             + render_to_string("contests/table.html#status", {"role": self.role, "oob": True})
             + live.render_contest(contest, self.role)
+            + live.render_chat(session.first(), self.role, self.scope["user"].pk)
         )
 
     async def _send_error(self, text: str, kind: str = "error") -> None:

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from questworlds_site.limits import NOTES, text_limit
+from questworlds_site.limits import CHAT_LINE, NOTES, text_limit
 
 from .events import EventType
 
@@ -163,3 +163,71 @@ class TablePresence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} at {self.campaign} ({self.channel_name})"
+
+
+class ChatKind(models.TextChoices):
+    """What a line of table chat is; the labels are the words the table shows."""
+
+    IN_CHARACTER = "in_character", "In character"
+    OUT_OF_CHARACTER = "out_of_character", "Out of character"
+    EMOTE = "emote", "Emote"
+    WHISPER = "whisper", "Whisper to the GM"
+
+
+class ChatMessage(models.Model):
+    """One line of table chat, kept with the session in which it was said.
+
+    A whisper to the GM is read only by the GM and by whoever whispered it
+    (`contests.selectors.chat_lines`); every other line by everyone at the table."""
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    session = models.ForeignKey(
+        "campaigns.Session", on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    # The author's own character they speak as (in character, an emote), or None.
+    character = models.ForeignKey(
+        "characters.Character",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="chat_messages",
+    )
+    kind = models.CharField(max_length=20, choices=ChatKind.choices)
+    text = models.CharField(max_length=CHAT_LINE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=ChatKind.values), name="chat_kind_is_known"
+            ),
+            models.CheckConstraint(condition=~models.Q(text=""), name="chat_text_not_empty"),
+        ]
+        indexes = [models.Index(fields=["session", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.text[:40]}"
+
+    @property
+    def speaker(self) -> str:
+        """Who speaks: the character, else the author's name."""
+        if self.character_id is not None:
+            return self.character.name
+        return self.author.shown_name if self.author_id else "someone"
+
+    def as_text(self) -> str:
+        """The line in words, as the table, the archive and the chronicle show it:
+        "*Tamsin draws her knife*", "Tamsin: “Hold the boat!”", "Alice (out of
+        character): back in five", "Alice (whisper to the GM): I pocket the ring"."""
+        if self.kind == ChatKind.EMOTE:
+            return f"*{self.speaker} {self.text}*"
+        if self.kind == ChatKind.IN_CHARACTER:
+            return f"{self.speaker}: “{self.text}”"
+        label = self.get_kind_display()
+        return f"{self.speaker} ({label[0].lower()}{label[1:]}): {self.text}"

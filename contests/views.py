@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
@@ -12,10 +13,14 @@ from django.views.decorators.http import require_POST
 from campaigns.access import get_campaign_for_user
 from characters.models import Ability, Character, Follower
 from community.models import ResourceDraw
+from questworlds_site import throttle
+from questworlds_site.limits import CHAT_LINE
 from questworlds_site.middleware import checks_its_own_input
 
 from . import live
 from .choices import FRAME_CHOICES
+from .models import ChatKind
+from .services import ChatError, chat_post
 from .table_actions import perform
 
 CONTROL_FIELDS = {"action", "contest", "key", "seq", "csrfmiddlewaretoken"}
@@ -43,13 +48,17 @@ def _table_context(campaign, role: str, user) -> dict:
     by_character: dict[int, list[Ability]] = {}
     for ability in abilities:
         by_character.setdefault(ability.character_id, []).append(ability)
+    open_session = campaign.open_session()
     return {
         "campaign": campaign,
         "role": role,
         "characters": characters,
         "my_characters": [c for c in characters if c.player_id == user.pk],
         "abilities_by_character": by_character,
-        "open_session": campaign.open_session(),
+        "open_session": open_session,
+        **live.chat_context(open_session, role, user.pk),
+        "chat_kinds": ChatKind.choices,
+        "chat_limit": CHAT_LINE,
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
         "sidekick_abilities": _sidekick_abilities(campaign) if role == "gm" else [],
         "draws": _approved_draws(campaign) if role == "gm" else [],
@@ -171,3 +180,50 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if reply.retry_after:
         response["Retry-After"] = str(reply.retry_after)
     return response
+
+
+@require_POST
+def chat(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Say one line at the table from the chat form; answers with the reader's chat list.
+
+    A refused line (the rate limit table actions share, a spectator, bad input, no
+    session in progress) answers 400 with its reason in the table's error line (429 to a
+    plain form post over the limit) and stores nothing. NUL characters and oversized
+    values are refused before this view (RejectNulMiddleware)."""
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    error, retry_after = "", 0
+    refusal = throttle.table_action(request.user.pk)
+    if refusal is not None:
+        error, retry_after = refusal.message, refusal.retry_after
+    else:
+        character = request.POST.get("character", "")
+        try:
+            chat_post(
+                campaign=campaign,
+                user=request.user,
+                kind=request.POST.get("kind", ""),
+                text=request.POST.get("text", ""),
+                character_id=_chat_character(character),
+            )
+        except ChatError as refused:
+            error = f"{refused} Nothing was sent."
+        except PermissionDenied as denied:
+            error = f"Not allowed: {denied}. Nothing was sent."
+    if error:
+        status = 429 if retry_after and not request.htmx else 400
+        response = HttpResponse(live.render_error(error), status=status)
+        if retry_after:
+            response["Retry-After"] = str(retry_after)
+        return response
+    html = live.render_chat(campaign.open_session(), role, request.user.pk)
+    return HttpResponse(html + live.render_error(""))
+
+
+def _chat_character(value: str) -> int | None:
+    """The chat form's character: "" speaks as yourself; anything but an id of a
+    character (a forged value) is refused as not yours."""
+    if value == "":
+        return None
+    if not value.isdigit() or len(value) > 9:
+        raise ChatError("You may speak only as one of your own characters in this campaign.")
+    return int(value)

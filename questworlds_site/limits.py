@@ -6,6 +6,7 @@ POSTED_VALUE_MAX outright, whatever the form.
 | What | Limit |
 | --- | --- |
 | a name, a keyword, a label | 120 (CharField max_length) |
+| a line of table chat | 500 |
 | a short description (portrait, an ability's or follower's description) | 1,000–2,000 |
 | a campaign's, NPC's or community's description | 4,000 |
 | private notes (a character's, an NPC's, the GM's) | 10,000 |
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from django.core.validators import MaxLengthValidator
 
+CHAT_LINE = 500
 PORTRAIT = 1_000
 SHORT_DESCRIPTION = 2_000
 PROSE = 2_000

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import html
+
 from django.db.models import Prefetch
 
 from characters.models import Character
-from contests.models import Contest
+from contests.models import ChatMessage, Contest
 from contests.rules.ratings import Rating
+from contests.selectors import visible_chat
 
 from ..access import ArchiveViewer
 from ..selectors import outcome_text, visible_events
@@ -35,6 +38,7 @@ def campaign_chronicle(viewer: ArchiveViewer) -> str:
                 ),
                 to_attr="played",
             ),
+            Prefetch("chat_messages", queryset=_chat(viewer), to_attr="chat"),
         )
         .order_by("number")
     )
@@ -53,7 +57,20 @@ def campaign_chronicle(viewer: ArchiveViewer) -> str:
             lines += [session.recap, ""]
         for contest in session.played:
             lines += _contest_chronicle(viewer, contest)
+        if session.chat:
+            lines += ["#### Chat", ""]
+            # Chat is plain text: markup in it is shown as typed, never run by a reader.
+            lines += [
+                f"- {html.escape(_md_line(line.as_text()), quote=False)}" for line in session.chat
+            ]
+            lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _chat(viewer: ArchiveViewer):
+    """The chat lines this viewer may read (whispers to the GM: the GM and their authors)."""
+    lines = ChatMessage.objects.select_related("author", "character").order_by("created_at", "id")
+    return visible_chat(lines, is_gm=viewer.is_gm, user_id=viewer.user_id)
 
 
 def _contest_chronicle(viewer: ArchiveViewer, contest: Contest) -> list[str]:

@@ -10,7 +10,7 @@ from django.db.models import Prefetch
 from characters.models import Ability, AbilityKind, Character, Condition, LedgerStep
 from characters.selectors import character_export
 from community.models import Answer, Choice, Community, Question, ResourceChange
-from contests.models import ContestEvent
+from contests.models import ChatMessage, ContestEvent
 
 from ..models import Campaign
 from . import schema as s
@@ -88,12 +88,15 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     community = Community.objects.filter(campaign=campaign).first()
     data["community"] = _community_out(community, out) if community else None
     contests = list(campaign.contests.prefetch_related("participants", "events").order_by("number"))
-    # Actors of events need usernames: fetch every one of them at once.
+    chat = list(ChatMessage.objects.filter(campaign=campaign).order_by("created_at", "id"))
+    # Actors of events and authors of chat need usernames: fetch every one of them at once.
     actor_ids = set(
         ContestEvent.objects.filter(contest__campaign=campaign, actor__isnull=False).values_list(
             "actor_id", flat=True
         )
-    ) - set(users)
+    )
+    actor_ids |= {line.author_id for line in chat if line.author_id is not None}
+    actor_ids -= set(users)
     users.update({u.pk: u for u in User.objects.filter(pk__in=actor_ids)})
     for user_id in list(users):
         refs[Table.USERS][user_id] = users[user_id].username
@@ -110,6 +113,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
         )
         for contest in contests
     ]
+    data["chat"] = [row_out(s.CHAT, line, out) for line in chat]
     data["users"] = sorted(
         ({"username": u.username, "display_name": u.display_name} for u in users.values()),
         key=lambda u: u["username"],

@@ -24,7 +24,7 @@ from community.models import (
     ResourceDraw,
 )
 from contests.events import EventContractError, checked_payload
-from contests.models import Contest, ContestEvent, ContestParticipant
+from contests.models import ChatMessage, Contest, ContestEvent, ContestParticipant
 
 from ..models import Campaign, Membership, Npc, Season, Session
 from . import schema as s
@@ -120,6 +120,7 @@ def campaign_import(*, data: Any) -> Campaign:
         npc = _saved(row.new(Npc, campaign=campaign), row)
         refs[Table.NPCS][npc.name] = npc.pk
     _import_contests(campaign, data.get("contests", []), into)
+    _import_chat(campaign, data.get("chat", []), into)
     contest = s.CONDITION.field("contest")
     for condition, entry in pending:
         condition.contest_id = ref_in(contest, entry, into, "a condition")
@@ -240,6 +241,30 @@ def _import_contests(campaign, items: list, into: Importer) -> None:
             rows.append(row)
     ContestEvent.objects.bulk_create(events, batch_size=1000)
     _stamp_all(s.EVENT, events, rows, batch_size=1000)
+
+
+def _import_chat(campaign, items: list, into: Importer) -> None:
+    """The table chat, in one bulk insert (a campaign has thousands of lines)."""
+    lines, rows = [], []
+    for n, item in enumerate(items, 1):
+        where = f"chat line {n}"
+        row = row_in(s.CHAT, item, into, where)
+        line = row.new(ChatMessage, campaign=campaign)
+        # Links were resolved above (a lost author or character stays empty); the
+        # fields' own checks (a known kind, text neither empty nor too long) are the
+        # constraints', without a query a line.
+        try:
+            line.full_clean(
+                exclude=["campaign", "session", "author", "character"],
+                validate_unique=False,
+                validate_constraints=False,
+            )
+        except ValidationError as error:
+            raise ValidationError(f"{where}: {'; '.join(error.messages)}") from None
+        lines.append(line)
+        rows.append(row)
+    ChatMessage.objects.bulk_create(lines, batch_size=1000)
+    _stamp_all(s.CHAT, lines, rows, batch_size=1000)
 
 
 def _import_community(campaign, item: dict, into: Importer) -> Community:

@@ -47,7 +47,7 @@ from community.models import (
     ResourceDraw,
     UsedAs,
 )
-from contests.models import Contest, ContestEvent, ContestParticipant
+from contests.models import ChatMessage, Contest, ContestEvent, ContestParticipant
 
 from ..models import Campaign, Membership, Npc, Season, Session
 
@@ -373,6 +373,19 @@ EVENT = Section(
         _text("type"),
         _json("payload", PAYLOAD, {}),
         _text("idempotency_key"),
+        _stamp("created_at"),
+    ),
+)
+
+# A line of table chat, in the session in which it was said (older exports have none).
+CHAT = Section(
+    ChatMessage,
+    (
+        _ref("session", Table.SESSIONS, strict=True),
+        _user("author"),
+        _ref("character", Table.CHARACTERS),
+        _value("kind"),
+        _text("text"),
         _stamp("created_at"),
     ),
 )

@@ -292,3 +292,34 @@
   document.body.addEventListener("htmx:wsAfterMessage", update);
   document.body.addEventListener("htmx:afterSettle", update);
 })();
+
+// Table chat. The sender's own answer carries the whole chat list, so the broadcast of
+// the same line may arrive after it: a line already on the page is not added twice.
+// Once a line is taken, the message box empties for the next one; the list shows the
+// newest line at its bottom.
+(function () {
+  const APPENDED = /hx-swap-oob="beforeend:#chat-log"[^]*?data-chat-line="(\d+)"/;
+  function showNewest() {
+    const log = document.getElementById("chat-log");
+    if (log) log.scrollTop = log.scrollHeight;
+  }
+  document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
+    const match = APPENDED.exec(evt.detail.message);
+    if (match && document.querySelector('#chat-log [data-chat-line="' + match[1] + '"]')) {
+      evt.preventDefault();
+    }
+  });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    const form = evt.detail.elt;
+    if (!form || !form.matches || !form.matches("[data-chat-form]")) return;
+    if (evt.detail.xhr && evt.detail.xhr.status === 200) {
+      const box = form.querySelector('[name="text"]');
+      if (box) {
+        box.value = "";
+        box.focus();
+      }
+    }
+  });
+  document.body.addEventListener("htmx:oobAfterSwap", showNewest);
+  document.addEventListener("DOMContentLoaded", showNewest);
+})();

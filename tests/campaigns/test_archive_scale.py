@@ -58,10 +58,11 @@ def heroes(n: int) -> set[int]:
 # Each page's bound: the request's session and user (2), the campaign and the viewer's
 # role (2; the public link needs 1), then the page's own: a count and a page of rows,
 # and one query per related list (attendees, contests, participants, events, seasons).
-# The contest page has one more when conditions were applied (their abilities).
+# The contest page has one more when conditions were applied (their abilities); the
+# session page one more for its chat (its lines with their authors and characters).
 BOUNDS = {
     "timeline": 9,
-    "session": 9,
+    "session": 10,
     "contests": 7,
     "contests_filtered": 7,
     "search": 8,

@@ -76,7 +76,7 @@ def test_three_browsers_play_a_simple_then_a_scored_contest(browser, table_url):
     gm, alice, bob = (open_table(browser, base, campaign_id, u) for u in ("gm", "alice", "bob"))
     pages = [gm, alice, bob]
 
-    gm.locator("select[name=kind]").select_option("simple")
+    gm.locator(".frame select[name=kind]").select_option("simple")
     gm.locator("input[name=prize]").fill("Cross the flooded ford")
     gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
     gm.get_by_role("button", name="Frame it").click()
@@ -115,7 +115,7 @@ def test_three_browsers_play_a_simple_then_a_scored_contest(browser, table_url):
     assert "Tamsin finds the shallows." in same_everywhere(pages, "#contest .outcome")
     same_everywhere(pages, "#roll-log")
 
-    gm.locator("select[name=kind]").select_option("scored")
+    gm.locator(".frame select[name=kind]").select_option("scored")
     gm.locator("input[name=prize]").fill("Drive off the raiders")
     gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
     gm.get_by_role("button", name="Frame it").click()

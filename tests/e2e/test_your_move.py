@@ -83,7 +83,7 @@ def test_each_person_sees_whose_move_it_is_and_plays_from_the_bar(browser, table
     pages = {"gm": gm, "alice": alice, "bob-390": bob}
     everyone = list(pages.values())
 
-    gm.locator("select[name=kind]").select_option("simple")
+    gm.locator(".frame select[name=kind]").select_option("simple")
     gm.locator("input[name=prize]").fill("Cross the flooded ford")
     gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
     gm.get_by_role("button", name="Frame it").click()

@@ -1,0 +1,47 @@
+"""Table chat in real browsers: a line typed at one table appears once in every other,
+a whisper to the GM only in the GM's, and the chat fits a 390 px phone."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+
+def say(page, text: str, kind: str, as_character: str | None = None) -> None:
+    """Type a line in the chat form and press Enter, as a player does."""
+    form = page.locator("form[data-chat-form]")
+    form.get_by_label("Kind of line").select_option(label=kind)
+    if as_character is not None:
+        form.get_by_label("Speaking as").select_option(label=as_character)
+    box = form.get_by_label("Message")
+    box.fill(text)
+    box.press("Enter")
+
+
+def test_chat_lines_reach_the_table_and_whispers_only_the_gm(table_server, people):
+    campaign_id = table_server.new_campaigns("Chat at the ford")["Chat at the ford"]
+    gm = people.at_table("gm", campaign_id)
+    bob = people.at_table("bob", campaign_id)
+    alice = people.log_in("alice")
+    alice.set_viewport_size({"width": 390, "height": 844})
+    alice.goto(f"{table_server.base}/campaigns/{campaign_id}/table/")
+    expect(alice.locator("#connection-status")).to_have_text("Connected")
+
+    say(alice, "draws her knife", "Emote", "Tamsin Reedwalker")
+    for page in (gm, bob, alice):
+        expect(page.locator("#chat-log")).to_contain_text("*Tamsin Reedwalker draws her knife*")
+    expect(alice.locator("form[data-chat-form]").get_by_label("Message")).to_have_value("")
+
+    say(alice, "I pocket the ring <b>now</b>", "Whisper to the GM")
+    expect(gm.locator("#chat-log")).to_contain_text("I pocket the ring <b>now</b>")
+    expect(alice.locator("#chat-log")).to_contain_text("(whisper to the GM)")
+    say(bob, "back in five", "Out of character")
+    for page in (gm, bob, alice):
+        expect(page.locator("#chat-log")).to_contain_text("Bob (out of character): back in five")
+    expect(bob.locator("#chat-log")).not_to_contain_text("pocket the ring")
+    # Each line once in the sender's page, whichever came first: its answer or the socket.
+    expect(alice.locator("#chat-log [data-chat-line]")).to_have_count(3)
+    expect(gm.locator("#chat-log [data-chat-line]")).to_have_count(3)
+    expect(bob.locator("#chat-log [data-chat-line]")).to_have_count(2)
+
+    # Nothing wider than the phone's screen.
+    assert alice.evaluate("document.documentElement.scrollWidth") <= 390
