@@ -196,6 +196,27 @@
     if (state !== "connected" || navigator.onLine === false) {
       evt.preventDefault();
       showError("Not sent: the table is not connected. Press it again once it says Connected.");
+      return;
+    }
+    // The answer carries the action's message (empty on success). A broadcast of the
+    // same step often arrives first and replaces the form that asked; htmx then fires
+    // nothing the page hears and finds no target for the answer's fragments, so the
+    // message is taken from the answer here.
+    const xhr = evt.detail.xhr;
+    if (xhr) {
+      xhr.addEventListener("load", function () {
+        if (xhr.status !== 200) return;
+        const answer = new DOMParser().parseFromString(xhr.responseText, "text/html");
+        const said = answer.getElementById("table-error");
+        const shown = document.getElementById("table-error");
+        if (said && shown) {
+          shown.className = said.className;
+          shown.textContent = said.textContent;
+        }
+      });
+      xhr.addEventListener("error", function () {
+        showError("Not sent: the network failed. Nothing was done; press it again once it says Connected.");
+      });
     }
   });
   document.body.addEventListener("htmx:sendError", function (evt) {
@@ -322,4 +343,44 @@
   });
   document.body.addEventListener("htmx:oobAfterSwap", showNewest);
   document.addEventListener("DOMContentLoaded", showNewest);
+})();
+
+// The GM's frame form, step by step: only the fields of the chosen kind show; once a
+// contest is framed the form is cleared for the next one and the new contest is brought
+// into view (a refused framing keeps what was typed).
+(function () {
+  function showKind(form) {
+    const kind = form.querySelector("select[name=kind]");
+    if (!kind) return;
+    form.querySelectorAll("[data-for-kinds]").forEach(function (part) {
+      part.hidden = part.dataset.forKinds.split(" ").indexOf(kind.value) < 0;
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-frame-form]").forEach(function (form) {
+      showKind(form);
+      form.querySelector("select[name=kind]").addEventListener("change", function () { showKind(form); });
+    });
+  });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    const form = evt.detail.elt;
+    if (!form || !form.matches || !form.matches("[data-frame-form]") || !evt.detail.successful) return;
+    const answer = new DOMParser().parseFromString(evt.detail.xhr.responseText, "text/html");
+    const said = answer.getElementById("table-error");
+    if (said && said.textContent.trim()) return;  // refused: keep the GM's words
+    const kind = form.querySelector("select[name=kind]").value;
+    form.reset();
+    form.querySelector("select[name=kind]").value = kind;
+    form.querySelectorAll("input[data-fresh-key]").forEach(function (input) {
+      // reset() empties the hidden key: the next framing gets a fresh one.
+      input.value = window.crypto && crypto.randomUUID
+        ? crypto.randomUUID().replace(/-/g, "")
+        : String(Date.now()) + Math.random().toString(16).slice(2);
+    });
+    showKind(form);
+    const contest = document.getElementById("contest-heading");
+    if (contest) {
+      contest.scrollIntoView({ behavior: "smooth", block: "start" });
+    }
+  });
 })();

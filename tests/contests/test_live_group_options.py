@@ -85,7 +85,7 @@ def test_a_group_simple_hides_the_resistances_rolls_until_the_gm_reveals_them(
         html = shown[audience]
         assert not any(secret in html for secret in SECRETS), audience
         assert "marginal defeat" not in html and "minor victory" not in html
-        assert 'Tamsin rolled <strong class="roll">10</strong> (success)' in html
+        assert 'Tamsin rolled <strong class="roll die die-success">10</strong> (success)' in html
         assert "the GM rolled for The Grey River" in html
     assert ">16</strong>" in shown["gm"] and "marginal defeat" in shown["gm"]
     assert "Reveal my roll" in shown["gm"] and "Reveal my roll" not in shown["player"]

@@ -93,10 +93,10 @@ def shows_the_contest(page, outcome: str) -> None:
     expect(framing).to_contain_text("The Grey River 14")
     rows = page.get_by_role("region", name="Participants").get_by_role("row")
     expect(rows.filter(has_text="Tamsin Reedwalker").get_by_role("cell")).to_have_text(
-        ["Tamsin Reedwalker", "pc", "River Guide", "3M"]
+        ["Tamsin Reedwalker", "the PCs' side", "River Guide", "3M"]
     )
     expect(rows.filter(has_text="The Grey River").get_by_role("cell")).to_have_text(
-        ["The Grey River", "opponent", "Resistance", "14"]
+        ["The Grey River", "opponents", "Resistance", "14"]
     )
     events = page.locator("ol.events")
     expect(events).to_contain_text("Augment: Brannoc Ironmouth (Temple Singer) +4")

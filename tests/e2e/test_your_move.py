@@ -83,11 +83,17 @@ def test_each_person_sees_whose_move_it_is_and_plays_from_the_bar(browser, table
     pages = {"gm": gm, "alice": alice, "bob-390": bob}
     everyone = list(pages.values())
 
+    # The frame form shows the fields of the chosen kind only.
+    gm.locator(".frame select[name=kind]").select_option("scored")
+    expect(gm.get_by_label("Scored contest stakes")).to_be_visible()
     gm.locator(".frame select[name=kind]").select_option("simple")
+    expect(gm.get_by_label("Scored contest stakes")).to_be_hidden()
     gm.locator("input[name=prize]").fill("Cross the flooded ford")
     gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
     gm.get_by_role("button", name="Frame it").click()
     wait_seq(everyone, 1)
+    # Framed: the form is cleared for the next contest.
+    expect(gm.locator("input[name=prize]")).to_have_value("")
 
     # Alice must choose an ability; the GM and Bob see that the table waits on her.
     assert my_move(alice) == ["Your move: choose an ability for Tamsin Reedwalker"]
