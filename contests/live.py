@@ -658,6 +658,35 @@ def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
     )
 
 
+def ability_picks(
+    contest: Contest | None, user_id: int, character_ids: list[int]
+) -> dict[int, dict[str, Any]]:
+    """For each of a player's characters the table waits on to choose an ability now:
+    the form's fixed fields (action, contest, seq, the side or participant), so the
+    sheet at the table can offer each ability as one click."""
+    if contest is None or not character_ids:
+        return {}
+    flow = load_flow(contest.state)
+    actor = Actor(user_id=user_id, role="player", character_ids=frozenset(character_ids))
+    picks: dict[int, dict[str, Any]] = {}
+    for action in flow.available_actions(actor):
+        holder = action.input(flow.KEY)
+        if action.action != "choose_ability" or holder is None:
+            continue
+        for option in holder.choices:
+            record = flow._holder({flow.KEY: option.value})[1]
+            character_id = record.get("character_id")
+            if character_id in character_ids and not record.get("ability"):
+                picks[character_id] = {
+                    "contest": contest.pk,
+                    "seq": contest.seq,
+                    "key": flow.KEY,
+                    "value": option.value,
+                    "name": record.get("name", ""),
+                }
+    return picks
+
+
 def render_error(text: str, kind: str = "error") -> str:
     return render_to_string("contests/table.html#error", {"error": text, "kind": kind})
 

@@ -20,6 +20,7 @@ from questworlds_site.middleware import checks_its_own_input
 from . import live
 from .choices import FRAME_CHOICES
 from .models import ChatKind
+from .rules import State
 from .services import ChatError, chat_post
 from .table_actions import perform
 
@@ -96,6 +97,43 @@ def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """A campaign's live table; updates arrive over the websocket."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     return render(request, "contests/table.html", _table_context(campaign, role, request.user))
+
+
+def table_me(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """A player's own characters at the table (issue 15): hero points, conditions with
+    what they do, and the abilities, each one click to use when the table waits on
+    this player to choose one. Reloaded by the page after every change at the table."""
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    characters = list(
+        Character.objects.filter(campaign=campaign, player=request.user)
+        .order_by("name")
+        .prefetch_related("abilities", "conditions")
+    )
+    contest = live.current_contest(campaign.pk)
+    picks = live.ability_picks(contest, request.user.pk, [c.pk for c in characters])
+    cards = []
+    for character in characters:
+        active = [c for c in character.conditions.all() if c.ended_at is None]
+        conditions = []
+        for condition in active:
+            state = State(condition.state)
+            effect = (
+                f"{state.modifier:+d}"
+                if state.modifier
+                else ("a bump up" if state.bumps else "no action" if state.is_adversity else "")
+            )
+            conditions.append({"label": condition.get_state_display(), "effect": effect})
+        abilities = [a for a in character.abilities.all() if a.follower_id is None]
+        cards.append(
+            {
+                "character": character,
+                "conditions": conditions,
+                "abilities": abilities,
+                "pick": picks.get(character.pk),
+            }
+        )
+    context = {"cards": cards, "role": role, "contest": contest, "campaign": campaign}
+    return render(request, "contests/_my_character.html", context)
 
 
 def table_viewer_css(request: HttpRequest, campaign_id: int) -> HttpResponse:

@@ -312,6 +312,12 @@
   document.addEventListener("DOMContentLoaded", update);
   document.body.addEventListener("htmx:wsAfterMessage", update);
   document.body.addEventListener("htmx:afterSettle", update);
+  // A player's own sheet at the table reloads after each change of the contest.
+  document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
+    if (evt.detail.message && evt.detail.message.indexOf('id="contest"') >= 0) {
+      document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
+    }
+  });
 })();
 
 // Table chat. The sender's own answer carries the whole chat list, so the broadcast of

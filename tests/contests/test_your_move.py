@@ -134,3 +134,46 @@ def test_a_group_extended_contest_waits_on_each_declaration(
     ) in waiting(contest, "player")
     assert f'data-not-for-user="{bob.pk}"' in bar(contest, "player")
     assert "Tamsin changes the declaration" in render_contest(contest, "player")
+
+
+# -- a player's own characters at the table ------------------------------------------------
+
+
+def test_a_player_sees_their_own_sheet_at_the_table_and_picks_an_ability_in_one_click(
+    client, table, session, gm, alice, tamsin
+):
+    from django.urls import reverse
+
+    from characters.models import Condition
+
+    hurt = Condition.objects.create(character=tamsin, state="hurt", cause="a fall")
+    hurt.abilities.add(ability(tamsin, "Boatcraft"))
+    url = reverse("table_me", args=[table.campaign.pk])
+    client.force_login(alice)
+    page = html.unescape(client.get(url).content.decode())
+    assert "Tamsin" in page and f">{tamsin.hero_points}</strong> hero points" in page
+    assert "Hurt: -3" in page  # §2.11.1: what the condition does
+    assert 'name="action" value="choose_ability"' not in page  # no contest waits on her
+
+    contest = table.frame("simple", pc=tamsin)
+    page = client.get(url).content.decode()
+    boatcraft = ability(tamsin, "Boatcraft")
+    assert f'name="ability_id" value="{boatcraft.pk}"' in page
+    form = re.search(r'<form[^>]*class="pick".*?</form>', page, re.S).group(0)
+    fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', form))
+    fields["key"] = "one-click"
+    answer = client.post(reverse("table_act", args=[table.campaign.pk]), fields)
+    assert answer.status_code == 200
+    contest.refresh_from_db()
+    assert contest.state["sides"]["pc"]["ability"]
+    assert 'name="action" value="choose_ability"' not in client.get(url).content.decode()
+
+
+def test_the_sheet_at_the_table_is_the_viewers_own(client, table, session, gm, bob, sam, tamsin):
+    from django.urls import reverse
+
+    url = reverse("table_me", args=[table.campaign.pk])
+    client.force_login(bob)
+    assert "Tamsin" not in client.get(url).content.decode()
+    client.force_login(sam)  # a spectator has no character here
+    assert "You have no character in this campaign." in client.get(url).content.decode()
