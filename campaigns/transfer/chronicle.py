@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+import nh3
 from django.db.models import Prefetch
 
 from characters.models import Character
@@ -15,8 +16,19 @@ from ..access import ArchiveViewer
 from ..selectors import outcome_text, visible_events
 
 
+def _plain(text: str) -> str:
+    """Text people wrote, without raw HTML: Markdown lets markup through, so the file
+    is cleaned as the archive page cleans what it shows (nh3); `<`, `>` and `&` left in
+    the words are escaped, which Markdown shows as typed."""
+    return nh3.clean(str(text), tags=set())
+
+
 def _md_line(text: str) -> str:
-    return " ".join(str(text).split())
+    return " ".join(_plain(text).split())
+
+
+# How the file names a contest's sides (people read words, not codes).
+SIDE_WORDS = {"pc": "the PCs' side", "opponent": "opponents"}
 
 
 def campaign_chronicle(viewer: ArchiveViewer) -> str:
@@ -26,7 +38,7 @@ def campaign_chronicle(viewer: ArchiveViewer) -> str:
     lines.append(f"*{campaign.genre or 'No genre'}* · GM: {campaign.gm.shown_name}")
     lines.append("")
     if campaign.description:
-        lines += [campaign.description, ""]
+        lines += [_plain(campaign.description), ""]
     sessions = (
         campaign.sessions.select_related("season")
         .prefetch_related(
@@ -54,14 +66,15 @@ def campaign_chronicle(viewer: ArchiveViewer) -> str:
         attendees = ", ".join(c.name for c in session.attendees.all()) or "nobody recorded"
         lines += [f"*{when}* · Attendees: {attendees}", ""]
         if session.recap:
-            lines += [session.recap, ""]
+            lines += [_plain(session.recap), ""]
         for contest in session.played:
             lines += _contest_chronicle(viewer, contest)
         if session.chat:
             lines += ["#### Chat", ""]
             # Chat is plain text: markup in it is shown as typed, never run by a reader.
             lines += [
-                f"- {html.escape(_md_line(line.as_text()), quote=False)}" for line in session.chat
+                f"- {html.escape(' '.join(line.as_text().split()), quote=False)}"
+                for line in session.chat
             ]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
@@ -88,7 +101,8 @@ def _contest_chronicle(viewer: ArchiveViewer, contest: Contest) -> list[str]:
     for p in participants:
         ability = f", {p.ability}" if p.ability else ""
         rating = f" {Rating(p.rating)}" if p.rating is not None else ""
-        lines.append(f"- {_md_line(p.name)} ({p.side}{ability}{rating})")
+        side = SIDE_WORDS.get(p.side, _md_line(p.side))
+        lines.append(f"- {_md_line(p.name)} ({side}{_md_line(ability)}{rating})")
     events = visible_events(viewer, list(contest.events.all()), participants)
     if events:
         lines.append("")
