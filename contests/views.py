@@ -8,7 +8,7 @@ import uuid
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign_for_user
 from characters.models import Ability, Character, Follower
@@ -99,6 +99,7 @@ def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "contests/table.html", _table_context(campaign, role, request.user))
 
 
+@require_GET
 def table_me(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """A player's own characters at the table (issue 15): hero points, conditions with
     what they do, and the abilities, each one click to use when the table waits on

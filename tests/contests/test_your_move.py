@@ -177,3 +177,16 @@ def test_the_sheet_at_the_table_is_the_viewers_own(client, table, session, gm, b
     assert "Tamsin" not in client.get(url).content.decode()
     client.force_login(sam)  # a spectator has no character here
     assert "You have no character in this campaign." in client.get(url).content.decode()
+
+
+def test_the_sheet_at_the_table_refuses_outsiders_and_anything_but_a_read(
+    client, table, session, charlie, alice
+):
+    from django.urls import reverse
+
+    url = reverse("table_me", args=[table.campaign.pk])
+    client.force_login(charlie)  # not a member: the campaign is not even named
+    assert client.get(url).status_code == 404
+    client.force_login(alice)
+    assert client.post(url, {"ability_id": "1"}).status_code == 405  # it only reads
+    assert client.get(f"/campaigns/{table.campaign.pk + 999}/table/me/").status_code == 404

@@ -6,6 +6,7 @@ Without one the tests are skipped on a laptop, but fail under REQUIRE_SERVICES (
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -273,3 +274,38 @@ def enter_roll(page, key: str, roll: int) -> None:
     panel = side(page, key)
     panel.get_by_label("Your d20").fill(str(roll))
     panel.get_by_role("button", name="Enter a physical roll").click()
+
+
+# -- a demo table with an open session, for the tests of the table for play (issue 15) -----
+
+OPEN_SESSION = """
+from django.utils import timezone
+from campaigns.models import Campaign, Session
+campaign = Campaign.objects.get(name="The Sunken Crown")
+number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
+"""
+
+
+@contextlib.contextmanager
+def demo_table(tmp_path_factory, name: str, setup: str = ""):
+    """Daphne on a fresh copy of the demo database with a session open in the demo
+    campaign (and `setup`, more shell code, run first): yields (base URL, campaign id)."""
+    with fresh_database(tmp_path_factory.mktemp(name), template="demo") as database_url:
+        env = server_env(database_url)
+        script = OPEN_SESSION + setup + "\nprint(campaign.pk)\n"
+        campaign_id = manage(env, "shell", "-c", script).strip().splitlines()[-1]
+        with daphne_server(env) as base:
+            yield base, campaign_id
+
+
+def sign_in(browser, base: str, username: str, width: int = 1280):
+    """A new browser context of `width` px, logged in as `username` (demo password)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = accepting(context.new_page())
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("questworlds")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base}/home/")
+    return page

@@ -8,20 +8,13 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from bench.liveserver import daphne_server, fresh_database, manage, server_env
+from .conftest import demo_table, sign_in
 
-from .conftest import accepting
-
-SETUP = """
+SPECTATOR = """
 from django.contrib.auth import get_user_model
-from django.utils import timezone
-from campaigns.models import Campaign, Membership, Role, Session
-campaign = Campaign.objects.get(name="The Sunken Crown")
-number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
+from campaigns.models import Membership, Role
 watcher = get_user_model().objects.create_user("sam", password="questworlds", display_name="Sam")
 Membership.objects.create(campaign=campaign, user=watcher, role=Role.SPECTATOR)
-print(campaign.pk)
 """
 
 AXE = Axe()
@@ -30,22 +23,8 @@ SERIOUS = ("serious", "critical")
 
 @pytest.fixture(scope="module")
 def table_url(tmp_path_factory):
-    with fresh_database(tmp_path_factory.mktemp("axe"), template="demo") as database_url:
-        env = server_env(database_url)
-        campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
-        with daphne_server(env) as base:
-            yield base, campaign_id
-
-
-def log_in(browser, base, username, width=1280):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = accepting(context.new_page())
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("questworlds")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/home/")
-    return page
+    with demo_table(tmp_path_factory, "axe", SPECTATOR) as served:
+        yield served
 
 
 def serious_violations(page) -> list[str]:
@@ -60,7 +39,7 @@ def serious_violations(page) -> list[str]:
 
 def test_no_serious_accessibility_violation_for_gm_player_or_spectator(browser, table_url):
     base, campaign_id = table_url
-    gm = log_in(browser, base, "gm")
+    gm = sign_in(browser, base, "gm")
     gm.goto(f"{base}/campaigns/{campaign_id}/table/")
     expect(gm.locator("#connection-status")).to_have_text("Connected")
     gm.locator(".frame select[name=kind]").select_option("simple")
@@ -82,7 +61,7 @@ def test_no_serious_accessibility_violation_for_gm_player_or_spectator(browser, 
     found, too_wide = {}, []
     people = (("gm", 1280), ("alice", 1280), ("sam", 1280), ("gm", 390), ("alice", 390))
     for username, width in people:
-        page = gm if (username, width) == ("gm", 1280) else log_in(browser, base, username, width)
+        page = gm if (username, width) == ("gm", 1280) else sign_in(browser, base, username, width)
         for path in pages:
             page.goto(f"{base}{path}")
             if path.endswith("/table/"):

@@ -7,18 +7,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from bench.liveserver import daphne_server, fresh_database, manage, server_env
-
-from .test_your_move import SETUP, bar, open_table, wait_seq
+from .conftest import demo_table
+from .test_your_move import bar, open_table, wait_seq
 
 
 @pytest.fixture(scope="module")
 def table_url(tmp_path_factory):
-    with fresh_database(tmp_path_factory.mktemp("drop"), template="demo") as database_url:
-        env = server_env(database_url)
-        campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
-        with daphne_server(env) as base:
-            yield base, campaign_id
+    with demo_table(tmp_path_factory, "drop") as served:
+        yield served
 
 
 def test_a_network_drop_shows_within_5_seconds_and_no_action_is_lost(browser, table_url):

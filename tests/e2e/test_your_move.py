@@ -13,39 +13,19 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from bench.liveserver import daphne_server, fresh_database, manage, server_env
-
-from .conftest import accepting
+from .conftest import demo_table, sign_in
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "your-move"
-
-SETUP = """
-from django.utils import timezone
-from campaigns.models import Campaign, Session
-campaign = Campaign.objects.get(name="The Sunken Crown")
-number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
-print(campaign.pk)
-"""
 
 
 @pytest.fixture(scope="module")
 def table_url(tmp_path_factory):
-    with fresh_database(tmp_path_factory.mktemp("moves"), template="demo") as database_url:
-        env = server_env(database_url)
-        campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
-        with daphne_server(env) as base:
-            yield base, campaign_id
+    with demo_table(tmp_path_factory, "moves") as served:
+        yield served
 
 
 def open_table(browser, base, campaign_id, username, width=1280):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = accepting(context.new_page())
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("questworlds")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/home/")
+    page = sign_in(browser, base, username, width)
     page.goto(f"{base}/campaigns/{campaign_id}/table/")
     expect(page.locator("#connection-status")).to_have_text("Connected")
     return page
