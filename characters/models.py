@@ -267,6 +267,22 @@ class Ability(models.Model):
         return f"{self.name} {self.rating_text}"
 
     @property
+    def shown_name(self) -> str:
+        """The name a pick list shows: a sidekick's ability says whose it is (§6.5.1)."""
+        if self.follower_id is None:
+            return self.name
+        return f"{self.name} ({self.follower.name}, sidekick)"
+
+    @staticmethod
+    def usable_as_own() -> Q:
+        """A character's own abilities and those of its sidekicks in service: "You may
+        use any of your sidekick's abilities as your own" (§6.5.1); a lost sidekick's
+        are not (§6.5.2). Filter a query of Ability with it."""
+        return Q(follower__isnull=True) | Q(
+            follower__kind=Follower.Kind.SIDEKICK, follower__lost_at__isnull=True
+        )
+
+    @property
     def rating_text(self) -> str:
         if self.kind == AbilityKind.BREAKOUT:
             return f"{self.rating:+d}"

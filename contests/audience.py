@@ -36,6 +36,8 @@ STATE_KEYS = (
     "suggested",
     "applied",
     "narration",
+    "last_line",
+    "bid",
 )
 # What the group table shows of a long group contest's engine (rules/*_group.py).
 ENGINE_KEYS = ("round", "phase", "order", "delayed", "pairings", "declarations")
@@ -156,6 +158,9 @@ def contest_view(
         pending=pending_view(flow, audience),
         rows=[_record(row, row["name"] in secret) for row in rows],
     )
+    if flow.KEY == "side" and flow.KIND == "extended" and flow.phase in ("preparing", "rolled"):
+        # Whose exchange it is (§5.3.1): the contest's header says it to everyone.
+        view["turn_name"] = flow.side(flow.turn)["name"]
     if flow.KEY == "participant":
         engine = (state.get("machine") or {}).get("state") or {}
         view.update(

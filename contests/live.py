@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import F
 from django.template.loader import render_to_string
 
 from characters.models import Ability
@@ -399,7 +400,10 @@ def _group_control(control: Control, rows: dict[str, dict[str, Any]]) -> list[Co
     if control.name in ("modifier", "augment", "gift", "join", "engage", "rejoin"):
         return [control]
     control.side, control.row = name, row
-    sheet = [(a["ability_id"], f"{a['name']} {a['rating']}") for a in (row or {}).get("sheet", [])]
+    sheet = [
+        (a["ability_id"], f"{a.get('shown', a['name'])} {a['rating']}")
+        for a in (row or {}).get("sheet", [])
+    ]
     has_sheet = row is not None and row.get("character_id") is not None
     if control.name == "choose_ability" and has_sheet:
         control.sheet_name, control.sheet_label = "ability_id", "Ability"
@@ -433,7 +437,7 @@ def _placed_under(flow: TableFlow, name: str) -> str | None:
 
 
 def _sheet_choices(abilities: list[Any]) -> list[tuple[Any, str]]:
-    return [(a.id, f"{a.name} {a.rating_text}") for a in abilities]
+    return [(a.id, f"{a.shown_name} {a.rating_text}") for a in abilities]
 
 
 def _expand(
@@ -523,7 +527,10 @@ def _expand(
             giver = roster.get(option.value)
             if giver is None:
                 continue
-            choices = [(a["ability_id"], f"{a['name']} {a['rating']}") for a in giver["abilities"]]
+            choices = [
+                (a["ability_id"], f"{a.get('shown', a['name'])} {a['rating']}")
+                for a in giver["abilities"]
+            ]
             out.append(
                 Control(
                     action,
@@ -569,10 +576,11 @@ def _abilities(
     with_helpers = flow.phase == "preparing" and not flow.state.get("machine")
     if not wanted and not with_helpers:
         return [], sheets
-    abilities = Ability.objects.filter(follower__isnull=True).order_by(
-        "character_id", "position", "id"
+    # A sidekick's abilities in service are its owner's to use (§6.5.1).
+    abilities = Ability.objects.filter(Ability.usable_as_own()).order_by(
+        "character_id", F("follower_id").asc(nulls_first=True), "position", "id"
     )
-    abilities = abilities.select_related("character")
+    abilities = abilities.select_related("character", "follower")
     if with_helpers:
         abilities = abilities.filter(character__campaign_id=contest.campaign_id)
     else:

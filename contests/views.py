@@ -6,6 +6,7 @@ import re
 import uuid
 
 from django.core.exceptions import PermissionDenied
+from django.db.models import F, Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
@@ -108,7 +109,15 @@ def table_me(request: HttpRequest, campaign_id: int) -> HttpResponse:
     characters = list(
         Character.objects.filter(campaign=campaign, player=request.user)
         .order_by("name")
-        .prefetch_related("abilities", "conditions")
+        .prefetch_related(
+            Prefetch(
+                "abilities",
+                Ability.objects.filter(Ability.usable_as_own())
+                .select_related("follower")
+                .order_by(F("follower_id").asc(nulls_first=True), "position", "id"),
+            ),
+            "conditions",
+        )
     )
     contest = live.current_contest(campaign.pk)
     picks = live.ability_picks(contest, request.user.pk, [c.pk for c in characters])
@@ -124,7 +133,7 @@ def table_me(request: HttpRequest, campaign_id: int) -> HttpResponse:
                 else ("a bump up" if state.bumps else "no action" if state.is_adversity else "")
             )
             conditions.append({"label": condition.get_state_display(), "effect": effect})
-        abilities = [a for a in character.abilities.all() if a.follower_id is None]
+        abilities = list(character.abilities.all())
         cards.append(
             {
                 "character": character,

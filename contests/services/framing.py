@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max
 
 from campaigns.models import Campaign
 from characters.models import Ability, Character, Follower
@@ -208,16 +208,17 @@ def _roster(campaign: Campaign) -> list[dict]:
             "abilities": [],
         }
     abilities = (
-        Ability.objects.filter(character__campaign=campaign, follower__isnull=True)
+        Ability.objects.filter(Ability.usable_as_own(), character__campaign=campaign)
         .exclude(kind="flaw")
-        .select_related("keyword")
-        .order_by("character_id", "position", "id")
+        .select_related("keyword", "follower")
+        .order_by("character_id", F("follower_id").asc(nulls_first=True), "position", "id")
     )
     for ability in abilities:
         roster[ability.character_id]["abilities"].append(
             {
                 "ability_id": ability.pk,
                 "name": ability.name,
+                "shown": ability.shown_name,
                 "rating": str(Rating(ability_rating(ability))),
             }
         )

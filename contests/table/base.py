@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 from ..rules import (
+    Augment,
     IllegalAction,
     Modifier,
     Rating,
@@ -412,7 +413,18 @@ class BaseFlow(ABC):
         return target_number(
             record["rating"],
             modifiers=modifiers,
-            augments=[a["bonus"] for a in record.get("augments", []) if a["bonus"]],
+            # Each augment named by where it comes from (§2.4): "rolled augment: Ysolde's Sword".
+            augments=[
+                Augment(
+                    a["kind"],
+                    a["bonus"],
+                    helper=a.get("helper"),
+                    ability=a.get("ability"),
+                    reason=(a.get("ability") or "") if a["kind"] == "plot" else "",
+                )
+                for a in record.get("augments", [])
+                if a["bonus"]
+            ],
             states=record.get("states", []),
         )
 
@@ -506,7 +518,13 @@ class BaseFlow(ABC):
                 # The campaign's rounding (R8), from the framing; the GM may name another.
                 rounding = data.get("rounding") or self.state.get("quick_augment_rounding")
                 bonus = quick_augment(rating, rounding=rounding or "down")
-                entry = {"kind": "quick", "helper": helper, "ability": ability, "bonus": bonus}
+                entry = {
+                    "kind": "quick",
+                    "helper": helper,
+                    "ability": ability,
+                    "bonus": bonus,
+                    "tn": str(rating),
+                }
             else:
                 entry = self._rolled_augment(data, roller, helper, ability, rating)
         else:
@@ -563,6 +581,7 @@ class BaseFlow(ABC):
             "resistance_roll": resistance_roll,
             "tn": str(rating),
             "resistance": str(resistance("moderate", base)),
+            "describe": outcome.describe,
         }
 
     def _do_enter_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:

@@ -26,7 +26,7 @@ from .base import (
     words,
 )
 from .long import LongFlow
-from .one_on_one import other_side
+from .one_on_one import other_side, possessive
 
 
 class ExtendedFlow(LongFlow):
@@ -46,6 +46,39 @@ class ExtendedFlow(LongFlow):
             self.side("pc")["name"]: machine.pc_ap,
             self.side("opponent")["name"]: machine.opponent_ap,
         }
+
+    def _opening_standing(self) -> dict[str, Any] | None:
+        """Each side starts with AP equal to its target number (§5.3.1): known once
+        both have an ability or rating."""
+        targets = {side: self.target(side) for side in SIDES}
+        if any(tn is None for tn in targets.values()):
+            return None
+        return {self.side(side)["name"]: tn.rating.total for side, tn in targets.items()}
+
+    def _round_line(self, pending: dict[str, Any], entry: Any, gained: dict[str, int]) -> str:
+        """An exchange, parting shot or disengagement in words: whose it was, the two
+        results and the AP each side lost or gained (§5.3.1, §5.3.4, §5.3.9)."""
+        if not isinstance(entry, dict) or entry.get("actor") not in SIDES:
+            return super()._round_line(pending, entry, gained)
+        actor = self.side(entry["actor"])["name"]
+        defender = self.side(other_side(entry["actor"]))["name"]
+        what = {
+            "exchange": f"{possessive(actor)} exchange (bid {entry.get('bid')} AP)",
+            "parting_shot": f"{possessive(actor)} parting shot (bid {entry.get('bid')} AP)",
+            "disengage": f"{actor} tries to disengage",
+        }.get(entry["kind"], f"{actor} acts")
+        results = ""
+        if "actor_result" in entry and "defender_result" in entry:
+            results = (
+                f": {possessive(actor)} {entry['actor_result']} against "
+                f"{possessive(defender)} {entry['defender_result']}"
+            )
+        changes = [
+            f"{name} {'loses' if value < 0 else 'gains'} {abs(value)} AP"
+            for name, value in gained.items()
+            if value
+        ]
+        return f"{what}{results}: {', '.join(changes) or 'no AP change'}"
 
     def _decide_long(self, machine: Any) -> None:
         super()._decide_long(machine)

@@ -4,6 +4,7 @@ over. A kind names its machine and says how a round is played and totalled."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 from ..rules import Rating, Result
@@ -30,10 +31,14 @@ class LongFlow(TableFlow):
 
     def standing(self) -> dict[str, Any] | None:
         """Each side's standing now (RP, AP or state), from the engine's current state
-        (so an undone round is gone from it); None before the first round."""
-        if not self.state.get("rounds") or self.state["machine"] is None:
-            return None
-        values = self._totals(self._machine())
+        (so an undone round is gone from it); before the first roll, what each side
+        starts with, where the kind knows it."""
+        if self.state["machine"] is None or not self.state.get("rounds"):
+            values = self._opening_standing()
+            if values is None:
+                return None
+        else:
+            values = self._totals(self._machine())
         numbers = [v for v in values.values() if isinstance(v, int)]
         scale = max([*numbers, *(self.state.get("start_tn") or {}).values(), 1])
         return {"values": values, "kind": self.TOTALS_KIND, "scale": scale}
@@ -100,15 +105,22 @@ class LongFlow(TableFlow):
 
     def _settle(self, pending: dict[str, Any]) -> dict:
         machine = self._machine()
-        entry = machine.settle()
+        before = self._totals(machine)
+        entry = jsonable(machine.settle())
         self.state["machine"] = machine.to_json()
-        self.state["rounds"].append({**pending, "entry": jsonable(entry)})
+        self.state["rounds"].append({**pending, "entry": entry})
         self.state["pending"] = None
-        self._end_turn()
         totals = self._totals(machine)
+        gained = {
+            name: totals[name] - value
+            for name, value in before.items()
+            if isinstance(value, int) and isinstance(totals.get(name), int)
+        }
+        line = f"Round {self.state['round']}: {self._round_line(pending, entry, gained)}"
+        self.state["last_line"] = line
+        self._end_turn()
         payload = {
-            "summary": f"Round {self.state['round'] - 1}: "
-            + ", ".join(f"{k} {v}" for k, v in totals.items()),
+            "summary": f"{line} ({', '.join(f'{k} {v}' for k, v in totals.items())})",
             "totals": totals,
             "totals_kind": self.TOTALS_KIND,
         }
@@ -123,6 +135,20 @@ class LongFlow(TableFlow):
     def _totals(self, machine: Any) -> dict[str, Any]:
         """Each side's standing, by name, for the log and the totals."""
         raise NotImplementedError
+
+    def _opening_standing(self) -> dict[str, Any] | None:
+        """Each side's standing before the first roll, by name (None if unknown)."""
+        return None
+
+    def _round_line(self, pending: dict[str, Any], entry: Any, gained: dict[str, int]) -> str:
+        """A settled round in words: the results compared, the round's outcome and what
+        it scored, e.g. "Tamsin's success beats the Grey River's failure: minor victory,
+        2 RP to Tamsin" (§5.1.1)."""
+        line = self.explain_roll(pending["outcome"])
+        scored = [
+            f"{value} {self.TOTALS_KIND} to {name}" for name, value in gained.items() if value
+        ]
+        return f"{line}, {' and '.join(scored)}" if scored else line
 
     def _end_turn(self) -> None:
         """After a turn or round: one-round modifiers and tactics lapse (R9)."""
@@ -156,6 +182,8 @@ def jsonable(value: Any) -> Any:
         return jsonable(value._asdict())
     if hasattr(value, "to_json"):
         return value.to_json()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -486,7 +486,9 @@ class TableFlow(SharedOffers):
         self.state["pending"] = None
         self._decide(outcome.winner, outcome.degree)
         self._apply_variant(outcome.level)
-        return {"summary": f"{self.side('pc')['name']}: {outcome.describe}", "rolls": rolls}
+        line = self.explain_roll(pending["outcome"])
+        self.state["last_line"] = line
+        return {"summary": line, "rolls": rolls}
 
     def _do_apply_consequences(self, data: dict, actor: Actor, roller: Roller) -> dict:
         """The GM confirms (or edits) the suggested consequences and benefits (§2.11)."""
@@ -540,6 +542,24 @@ class TableFlow(SharedOffers):
         return {"summary": f"Consequences: {listed}", "applied": applied}
 
     # -- helpers ------------------------------------------------------------------
+
+    def explain_roll(self, outcome: dict[str, Any]) -> str:
+        """The settled roll in one line, for people: "Tamsin's success beats the Grey
+        River's failure: minor victory for Tamsin" (§2.3.5). Written only once the
+        roll is settled, when the GM's dice are revealed to everyone."""
+        pc, opponent = self.side("pc")["name"], self.side("opponent")["name"]
+        level = {"pc": 1, "opponent": -1}.get(outcome.get("winner"), 0)
+        line = versus(
+            (pc, outcome["pc_result"]),
+            (opponent, outcome["opponent_result"]),
+            level,
+            self.state["better_roll"],
+        )
+        if level > 0:
+            return f"{line}: {outcome['degree']} victory for {pc}"
+        if level < 0:
+            return f"{line}: {outcome['degree']} defeat for {pc}"
+        return f"{line}: a tie"
 
     def _roll_outcome(
         self, pc_roll: int, opponent_roll: int, extra: dict[str, Any] | None = None
@@ -648,3 +668,18 @@ def outcome_json(outcome: Any) -> dict[str, Any]:
         "opponent_result": outcome.opponent_result.label,
         "describe": outcome.describe,
     }
+
+
+def versus(first: tuple[str, str], second: tuple[str, str], level: int, better_roll: str) -> str:
+    """Two results compared in words, from the first's side: "Tamsin's success beats the
+    Grey River's failure"; equal results are decided by the better roll (§2.3.5.1)."""
+    verb = "beats" if level > 0 else "loses to" if level < 0 else "ties with"
+    line = f"{possessive(first[0])} {first[1]} {verb} {possessive(second[0])} {second[1]}"
+    if level and first[1] == second[1]:
+        line += f" (the {'higher' if better_roll == 'high' else 'lower'} roll wins)"
+    return line
+
+
+def possessive(name: str) -> str:
+    """ "Tamsin" -> "Tamsin's"; "the Grey Wolves" -> "the Grey Wolves'"."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"

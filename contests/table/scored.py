@@ -27,6 +27,10 @@ class ScoredFlow(LongFlow):
             "opponent_modifier": change["opponent"],
         }
 
+    def _opening_standing(self) -> dict[str, Any]:
+        """Both sides start with no resolution points (§5.1.1)."""
+        return {self.side(side)["name"]: 0 for side in ("pc", "opponent")}
+
     def _totals(self, machine: Any) -> dict[str, Any]:
         return {
             self.side("pc")["name"]: machine.pc_points,

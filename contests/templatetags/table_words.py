@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import template
 
+from contests.table import one_on_one
 from contests.table.one_on_one import TACTIC_LABELS
 
 register = template.Library()
@@ -13,3 +14,22 @@ register = template.Library()
 def tactic_label(code: str) -> str:
     """A round tactic's words (§5.1.5, §5.1.6, §5.2.5, §5.2.6): "risky gambit"."""
     return TACTIC_LABELS.get(code, str(code).replace("_", " "))
+
+
+@register.filter
+def possessive(name: str) -> str:
+    """ "Tamsin" -> "Tamsin's", "the Grey Wolves" -> "the Grey Wolves'"."""
+    return one_on_one.possessive(str(name))
+
+
+@register.filter
+def for_side(controls: list, side: str | None) -> list:
+    """The controls (contests/live.py `Control`) placed on one side, or with None those
+    of the whole contest."""
+    return [c for c in controls if c.side == side]
+
+
+@register.filter
+def without(controls: list, name: str) -> list:
+    """The controls but those of one action (shown elsewhere, e.g. the hero point)."""
+    return [c for c in controls if c.name != name]

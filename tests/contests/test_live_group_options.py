@@ -236,8 +236,13 @@ def test_an_augment_raises_one_participants_tn_and_turns_the_outcome(
         contest, alice, "augment", participant="Tamsin", kind="quick", helper_ability_id=sharp_eyes
     )
     tamsin_row = load_flow(contest.state).rows[0]
-    assert (tamsin_row["tn"], tamsin_row["tn_lines"]) == ("20", "17 +3 (augment) = 20")
-    assert "17 +3 (augment) = 20" in live.render_contest(contest, "player")
+    assert (tamsin_row["tn"], tamsin_row["tn_lines"]) == (
+        "20",
+        "17 +3 (quick augment: Tamsin's Sharp eyes) = 20",
+    )
+    assert "17 +3 (quick augment: Tamsin&#x27;s Sharp eyes) = 20" in live.render_contest(
+        contest, "player"
+    )
     table.refused(
         contest,
         alice,
