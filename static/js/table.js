@@ -390,3 +390,27 @@
     }
   });
 })();
+
+// The contest's secondary actions sit behind "More actions" / "Options for ..."
+// disclosures. The panel is re-rendered on every change at the table: a disclosure
+// this person opened stays open, in this tab, until they close it (so one who likes
+// the options in view keeps them there from contest to contest).
+(function () {
+  function storeKey(details) {
+    return "qw-open:" + details.getAttribute("data-more-actions");
+  }
+  function restore() {
+    document.querySelectorAll("details[data-more-actions]").forEach(function (details) {
+      if (sessionStorage.getItem(storeKey(details)) === "1") details.open = true;
+    });
+  }
+  document.addEventListener("toggle", function (evt) {
+    const details = evt.target;
+    if (!details.matches || !details.matches("details[data-more-actions]")) return;
+    if (details.open) sessionStorage.setItem(storeKey(details), "1");
+    else sessionStorage.removeItem(storeKey(details));
+  }, true);
+  document.addEventListener("DOMContentLoaded", restore);
+  document.body.addEventListener("htmx:oobAfterSwap", restore);
+  document.body.addEventListener("htmx:wsAfterMessage", restore);
+})();

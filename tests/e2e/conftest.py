@@ -40,6 +40,21 @@ def _watch_csp(message) -> None:
         CSP_VIOLATIONS.append(f"{where.get('url', '')}:{where.get('lineNumber')}: {message.text}")
 
 
+OPTIONS_OPEN = """
+for (const name of ["side-pc", "side-opponent", "contest"]) {
+  sessionStorage.setItem("qw-open:" + name, "1");
+}
+"""
+
+
+def with_options_open(page):
+    """The page has opened the contest's "Options for ..." and "More actions"
+    disclosures, as a person does once in a tab (the table keeps them open after). For
+    tests of what those options do; the tests of the bar leave them closed."""
+    page.add_init_script(OPTIONS_OPEN)
+    return page
+
+
 def accepting(page):
     """The page says yes to the confirmation an action that cannot be taken back asks
     (`hx-confirm`); Playwright would otherwise dismiss it and nothing would be sent.
@@ -192,7 +207,7 @@ class People:
     def anonymous(self, **options):
         context = self.browser.new_context(**options)
         self.contexts.append(context)
-        return accepting(context.new_page())
+        return with_options_open(accepting(context.new_page()))
 
     def log_in(self, username: str):
         if username in self.logins:

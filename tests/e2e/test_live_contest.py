@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from bench.liveserver import daphne_server, fresh_database, manage, server_env
 
-from .conftest import accepting
+from .conftest import accepting, with_options_open
 
 SETUP = """
 from django.utils import timezone
@@ -38,7 +38,7 @@ def table_url(tmp_path_factory):
 
 def open_table(browser, base, campaign_id, username):
     context = browser.new_context()
-    page = accepting(context.new_page())
+    page = with_options_open(accepting(context.new_page()))
     page.goto(f"{base}/accounts/login/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("questworlds")
