@@ -214,3 +214,13 @@ def test_a_sidekicks_ability_augments_and_a_lost_sidekicks_is_not_offered(
     )
     later = table.frame(pc=tamsin, opponent={"name": "A cliff", "level": "moderate"})
     assert "Rex" not in render_contest(later, "player")
+
+
+def test_live_changes_are_announced_to_screen_readers(client, table, session, gm, alice, tamsin):
+    """The bar is assertive (your move), the roll log and the chat polite (issue 15)."""
+    table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
+    client.force_login(alice)
+    page = client.get(reverse("table", args=[table.campaign.pk])).content.decode()
+    assert re.search(r'class="move-bar" aria-live="assertive"', page)
+    assert re.search(r'<ol id="roll-log"[^>]*aria-live="polite"', page)
+    assert re.search(r'<ol id="chat-log"[^>]*aria-live="polite"', page)
