@@ -282,3 +282,69 @@ def log_in(base: str, username: str, password: str) -> tuple[urllib.request.Open
     )
     with opener.open(request, timeout=10) as response:
         return opener, response.read().decode()
+
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+DEPLOY_CONF = ROOT / "docs" / "deploy" / "nginx.conf"
+
+
+def nginx_config(prefix: Path, port: int, upstreams: list[str], static_root: Path | None) -> str:
+    """The production proxy's server block (docs/deploy/nginx.conf, which compose mounts)
+    for a local run: its upstream servers are `upstreams` ("127.0.0.1:8001"...) instead of
+    compose's `web:8000`, it listens on `port` on loopback, and its static files come from
+    `static_root` (collectstatic's output). Wrapped in the few top-level lines a nginx run
+    as an ordinary user needs (its own pid, logs and temp files under `prefix`)."""
+    conf = DEPLOY_CONF.read_text()
+    servers = "".join(f"    server {address};\n" for address in upstreams)
+    conf, found = re.subn(r"(?m)^    server web:8000[^;]*;\n", servers, conf)
+    if found != 1:
+        raise ServerError(f"{DEPLOY_CONF} has no 'server web:8000' line to point elsewhere")
+    conf = re.sub(r"(?m)^(\s*)listen 80;", rf"\1listen 127.0.0.1:{port};", conf)
+    if static_root is not None:
+        conf = re.sub(r"(?m)^(\s*)alias /static/;", rf"\1alias {static_root}/;", conf)
+    temp = "\n".join(
+        f"    {kind}_temp_path {prefix / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    return (
+        f"daemon off;\nworker_processes 1;\npid {prefix / 'nginx.pid'};\n"
+        f"error_log {prefix / 'error.log'} warn;\n"
+        "events { worker_connections 8192; }\n"
+        f"http {{\n    access_log off;\n    include /etc/nginx/mime.types;\n{temp}\n{conf}\n}}\n"
+    )
+
+
+@contextlib.contextmanager
+def nginx_balancer(
+    upstreams: list[str], *, static_root: Path | None = None, port: int | None = None
+) -> Iterator[tuple[subprocess.Popen, str]]:
+    """Debian's nginx, as an ordinary process, in front of the app processes at
+    `upstreams` ("127.0.0.1:8001"...) with the production proxy's configuration (round
+    robin, no sticky sessions, websocket upgrades): yields the process and its base URL
+    once /healthz answers through it, and always stops it."""
+    if not Path(NGINX).exists():
+        raise ServerError("nginx is not installed (apt-get install nginx)")
+    port = port or free_port()
+    prefix = Path(tempfile.mkdtemp(prefix="qw-nginx-"))
+    config = prefix / "nginx.conf"
+    config.write_text(nginx_config(prefix, port, upstreams, static_root))
+    process = subprocess.Popen(
+        [NGINX, "-p", str(prefix), "-c", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        try:
+            wait_for_http(f"{base}/healthz", process, timeout=30)
+        except ServerError as error:
+            stop(process)
+            output = process.stderr.read().decode(errors="replace") + tail(prefix / "error.log")
+            raise ServerError(f"{error}\n--- nginx ---\n{output}") from None
+        yield process, base
+    finally:
+        stop(process)
+        if process.stderr:
+            process.stderr.close()
+        shutil.rmtree(prefix, ignore_errors=True)
