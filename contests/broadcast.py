@@ -44,7 +44,8 @@ class RoleMessage(TypedDict):
 
 
 class ContestMessage(TypedDict):
-    """A contest changed: its panel rendered once per audience (gm/player/spectator)."""
+    """A contest changed: its panel rendered once per audience: `html` has the GM's
+    and the players' copies; spectators read the players'."""
 
     type: Literal["table.contest"]
     contest_id: int

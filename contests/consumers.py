@@ -218,9 +218,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif not reply.created:
             await self._send_error("Already done: that action was received before.", kind="notice")
         else:
-            await self.send(
-                text_data=render_to_string("contests/table.html#ack", {"seq": reply.seq})
-            )
+            await self.send(text_data=live.render_ack(reply.seq))
 
     # Group handlers: each re-checks that this socket is still seated at the table.
 
@@ -230,7 +228,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def table_contest(self, event: dict) -> None:
         if self.role is not None:
-            await self.send(text_data=event["html"][self.role])
+            copies = event["html"]
+            await self.send(text_data=copies.get(self.role) or copies["player"])
 
     async def table_chat(self, event: dict) -> None:
         # A whisper to the GM: the GM's sockets and its author's own, nobody else's.

@@ -660,6 +660,8 @@ def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
     (its framing) replaces the log whole.
     """
     html = render_audiences(contest, new_event=None if event.seq == 1 else event)
+    # Spectators read the players' copy: sent once through the channel layer, not twice.
+    html.pop("spectator")
     send_to_table_sync(
         contest.campaign_id,
         {"type": "table.contest", "contest_id": contest.pk, "seq": event.seq, "html": html},
@@ -697,6 +699,11 @@ def ability_picks(
 
 def render_error(text: str, kind: str = "error") -> str:
     return render_to_string("contests/table.html#error", {"error": text, "kind": kind})
+
+
+def render_ack(seq: int) -> str:
+    """The acknowledgement of an action taken: the step it made (`#table-ack`)."""
+    return render_to_string("contests/table.html#ack", {"seq": seq})
 
 
 # -- table chat -----------------------------------------------------------------------------

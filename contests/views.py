@@ -204,7 +204,15 @@ def _message_from_post(post) -> dict:
 @checks_its_own_input
 @require_POST
 def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Perform one table action from a form; answers with the updated fragments."""
+    """Perform one table action from a form.
+
+    A browser's (htmx) action that was taken is answered with an acknowledgement only:
+    the empty error line and the step's number. The broadcast over the socket carries
+    the new panel to every browser at the table, the actor's included, so rendering it
+    here again would be work nobody reads (issue 16); a page that does not see that step
+    arrive soon after the acknowledgement asks for the full state (static/js/table.js).
+    A refused or repeated action, or a plain form post (no scripts), gets the current
+    panel with the message, so the page shows where the table really is."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     reply = perform(
         campaign_id=campaign.pk,
@@ -212,6 +220,8 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
         message=_message_from_post(request.POST),
         form=True,
     )
+    if request.htmx and reply.created and not reply.error:
+        return HttpResponse(live.render_error("") + live.render_ack(reply.seq))
     contest = live.current_contest(campaign.pk)
     html = live.render_contest(contest, role)
     if reply.error:

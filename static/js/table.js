@@ -143,7 +143,7 @@
 // pressed while the table is not connected is refused on the page, never sent into the
 // void; a refused action's message goes away with the next one that succeeds.
 (function () {
-  const PING_EVERY = 2000, DEAD_AFTER = 5000;
+  const PING_EVERY = 2000, DEAD_AFTER = 5000, ACK_GRACE = 2000;
   let socket = null, lastHeard = Date.now(), declaredDead = false;
 
   function status() { return document.getElementById("connection-status"); }
@@ -212,6 +212,19 @@
         if (said && shown) {
           shown.className = said.className;
           shown.textContent = said.textContent;
+        }
+        // An action taken is answered with its step's number only: the new panel comes
+        // over the socket. If that step has not arrived soon, ask for the full state.
+        const ack = answer.getElementById("table-ack");
+        const acked = ack ? Number(ack.dataset.acked) : 0;
+        if (acked) {
+          setTimeout(function () {
+            const contest = document.getElementById("contest");
+            const seen = contest ? Number(contest.dataset.seq) : 0;
+            if (seen < acked && socket) {
+              try { socket.send(JSON.stringify({ action: "resync" })); } catch (e) { /* reconnects */ }
+            }
+          }, ACK_GRACE);
         }
       });
       xhr.addEventListener("error", function () {
@@ -312,11 +325,16 @@
   document.addEventListener("DOMContentLoaded", update);
   document.body.addEventListener("htmx:wsAfterMessage", update);
   document.body.addEventListener("htmx:afterSettle", update);
-  // A player's own sheet at the table reloads after each change of the contest.
+  // A player's own sheet at the table reloads after a change of the contest that can
+  // change it (hero points, conditions, which ability the table waits on them to pick):
+  // a new or whole contest, or a step other than those that change no sheet.
+  const SHEET_UNCHANGED = /data-type="(roll|resolve|reveal|set_tactic|modifier|remove_modifier|augment|bid|enter_roll|declare|act|narrate|delay)"/;
   document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
-    if (evt.detail.message && evt.detail.message.indexOf('id="contest"') >= 0) {
-      document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
-    }
+    const message = evt.detail.message || "";
+    if (message.indexOf('id="contest"') < 0) return;
+    const appended = message.indexOf('hx-swap-oob="afterbegin:#roll-log"') >= 0;
+    if (appended && SHEET_UNCHANGED.test(message)) return;
+    document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
   });
 })();
 

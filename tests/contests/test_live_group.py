@@ -611,5 +611,9 @@ def test_the_frame_form_frames_a_group_of_ticked_characters(
         ("Brannoc", "pc", None),
         ("Raiders", "opponent", 14),
     ]
-    # Pairing waits for ratings (the flow offers no engage yet); abilities come first.
-    assert 'name="action" value="choose_ability"' in response.content.decode()
+    # Pairing waits for ratings (the flow offers no engage yet); abilities come first,
+    # as the broadcast shows every page (the answer itself only acknowledges).
+    from contests import live
+
+    assert 'data-acked="1"' in response.content.decode()
+    assert 'name="action" value="choose_ability"' in live.render_contest(contest, "gm")

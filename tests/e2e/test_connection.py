@@ -4,10 +4,12 @@ the network is back the same press goes through."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import demo_table
+from .conftest import demo_table, sign_in
 from .test_your_move import bar, open_table, wait_seq
 
 
@@ -44,5 +46,82 @@ def test_a_network_drop_shows_within_5_seconds_and_no_action_is_lost(browser, ta
     wait_seq([gm, alice], 2)
     expect(alice.locator("#table-error")).to_be_empty()  # the refusal went with the success
     expect(gm.locator("#roll-log li").first).to_contain_text("River Guide")
+    for page in (gm, alice):
+        page.context.close()
+
+
+def test_an_action_whose_broadcast_is_lost_is_fetched_after_its_acknowledgement(browser, table_url):
+    """The answer to an action is only its acknowledgement (issue 16): the panel comes
+    over the socket. If that message never reaches the actor's page, the page asks for
+    the full state once the acknowledged step is overdue, and shows it."""
+    base, campaign_id = table_url
+    gm = open_table(browser, base, campaign_id, "gm")
+    alice = sign_in(browser, base, "alice")
+    dropping = []
+
+    def relay(socket):
+        server = socket.connect_to_server()
+
+        def from_server(message):
+            if dropping and 'id="contest"' in str(message):
+                dropping.pop()  # this contest message is lost on the way to Alice
+                return
+            socket.send(message)
+
+        server.on_message(from_server)
+        socket.on_message(lambda message: server.send(message))
+
+    alice.route_web_socket(re.compile(r".*/ws/tables/.*"), relay)
+    alice.goto(f"{base}/campaigns/{campaign_id}/table/")
+    expect(alice.locator("#connection-status")).to_have_text("Connected")
+    gm.locator(".frame select[name=kind]").select_option("simple")
+    gm.locator("input[name=prize]").fill("Outrun the flood")
+    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
+    gm.get_by_role("button", name="Frame it").click()
+    expect(alice.locator("#contest h3")).to_contain_text("Outrun the flood")
+    expect(alice.locator("#contest[data-seq='1']")).to_be_attached()
+
+    dropping.append(True)
+    bar(alice).locator("select[name=ability_id]:visible").select_option(label="River Guide 3M")
+    bar(alice).get_by_role("button", name="Choose an ability").click()
+    expect(gm.locator("#contest[data-seq='2']")).to_be_attached()
+    # The broadcast to Alice was dropped; her answer said "step 2", so her page asks.
+    expect(alice.locator("#contest[data-seq='2']")).to_be_attached(timeout=6_000)
+    assert not dropping
+    expect(alice.locator("#contest .side[data-side=pc]")).to_contain_text("River Guide")
+    expect(alice.locator("#table-error")).to_be_empty()
+    for page in (gm, alice):
+        page.context.close()
+
+
+def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browser, table_url):
+    """Each player's page fetches its sheet (table/me/) after a step that can change it
+    (a pick, a hero point, consequences), not after every roll (issue 16)."""
+    base, campaign_id = table_url
+    gm = open_table(browser, base, campaign_id, "gm")
+    alice = open_table(browser, base, campaign_id, "alice")
+    fetched = []
+    alice.on(
+        "request",
+        lambda request: fetched.append(request.url) if "/table/me/" in request.url else None,
+    )
+    gm.locator(".frame select[name=kind]").select_option("simple")
+    gm.locator("input[name=prize]").fill("Cross the weir")
+    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
+    gm.get_by_role("button", name="Frame it").click()
+    expect(alice.locator("#my-character")).to_contain_text("pick the ability")
+    alice.locator("#my-character").get_by_role("button", name="Use River Guide 3M").click()
+    expect(alice.locator("#my-character")).not_to_contain_text("pick the ability")
+    picked = len(fetched)
+    bar(gm).get_by_role("button", name="Roll", exact=True).click()
+    expect(alice.locator("#contest .pending")).to_be_visible()
+    bar(gm).get_by_role("button", name="Resolve").click()
+    expect(alice.locator("#contest .outcome")).to_be_visible()
+    alice.wait_for_timeout(600)  # the sheet's reload waits 250 ms after a change
+    assert len(fetched) == picked, fetched
+    bar(gm).get_by_role("button", name="Confirm the consequences").click()
+    expect(alice.locator("#contest [data-phase=finished]")).to_be_attached()
+    alice.wait_for_timeout(600)
+    assert len(fetched) == picked + 1, fetched
     for page in (gm, alice):
         page.context.close()

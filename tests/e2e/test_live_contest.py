@@ -8,6 +8,8 @@ the hero point is always on offer; the GM's dice are rolled by the server.
 
 from __future__ import annotations
 
+import difflib
+
 import pytest
 from playwright.sync_api import expect
 
@@ -62,7 +64,12 @@ def submit(page, action, **fields):
 
 def same_everywhere(pages, selector):
     texts = [page.locator(selector).inner_text() for page in pages]
-    assert texts[0] and all(text == texts[0] for text in texts), texts
+    differences = [
+        "\n".join(difflib.unified_diff(texts[0].splitlines(), text.splitlines(), lineterm=""))
+        for text in texts[1:]
+        if text != texts[0]
+    ]
+    assert texts[0] and not differences, "\n".join(differences) or texts
     return texts[0]
 
 

@@ -1,0 +1,107 @@
+"""What one browser action costs on the browsers' own path (issue 16): an htmx POST to
+`table_act`, answered with an acknowledgement while the broadcast carries the new panel
+to every browser; the queries of the whole action, broadcast included, are bounded.
+
+Each action is posted as the table's form posts it (the test client skips CSRF checks),
+with the broadcast rendered on commit as in production.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tests.table import ability, key
+
+HTMX = {"HX-Request": "true"}
+
+# The queries of one action posted by a browser, the broadcast's rendering included:
+# the session and user, the campaign and role, the contest locked and its last event,
+# the event written and the state saved, the sheets the panel reads. A choice of
+# ability also reads the sheet's ability and its states; confirming the consequences
+# writes each condition to the sheet. (Each count includes the test's own read of the
+# contest's seq for the form.)
+ACTION_QUERIES = {
+    "choose_ability": 18,
+    "set_tactic": 14,
+    "roll": 11,
+    "resolve": 11,
+    "apply_consequences": 23,
+}
+
+
+def post(client, campaign, contest, action, **fields):
+    contest.refresh_from_db()
+    form = {"action": action, "contest": contest.pk, "seq": contest.seq, "key": key(), **fields}
+    return client.post(reverse("table_act", args=[campaign.pk]), form, headers=HTMX)
+
+
+@pytest.fixture
+def cycle(table, session, gm, alice, tamsin):
+    """A simple contest framed for Tamsin, and the cycle a table plays through it."""
+    contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
+    return contest, [
+        (alice, "choose_ability", {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk}),
+        (alice, "set_tactic", {"side": "pc", "tactic": "I swim for it"}),
+        (gm, "roll", {}),
+        (gm, "resolve", {}),
+        (gm, "apply_consequences", {}),
+    ]
+
+
+def test_a_browsers_action_is_acknowledged_and_broadcast_within_its_queries(
+    client, table, cycle, django_capture_on_commit_callbacks
+):
+    contest, steps = cycle
+    for user, action, fields in steps:
+        client.force_login(user)
+        contest.refresh_from_db()
+        seq = contest.seq
+        with (
+            CaptureQueriesContext(connection) as queries,
+            django_capture_on_commit_callbacks(execute=True) as broadcasts,
+        ):
+            response = post(client, table.campaign, contest, action, **fields)
+        answer = response.content.decode()
+        assert response.status_code == 200, answer
+        # The answer says the step was taken and which: no panel, no log.
+        assert re.search(rf'id="table-ack"[^>]*data-acked="{seq + 1}"', answer), answer
+        assert 'id="contest"' not in answer and "roll-log" not in answer
+        assert re.search(r'id="table-error"[^>]*></p>', answer)
+        assert len(answer) < 400
+        # The broadcast was sent on commit, carrying the step.
+        assert len(broadcasts) == 1
+        assert len(queries) <= ACTION_QUERIES[action], (action, len(queries))
+    contest.refresh_from_db()
+    assert contest.state["phase"] == "finished"
+
+
+def test_a_refused_action_answers_with_the_panel_and_why(client, table, cycle):
+    contest, steps = cycle
+    alice, _, _ = steps[0]
+    client.force_login(alice)
+    response = post(client, table.campaign, contest, "roll")
+    answer = response.content.decode()
+    assert response.status_code == 200
+    assert "only the GM" in answer or "Not allowed" in answer, answer
+    # The page learns where the table really is: the whole panel comes with the refusal.
+    assert f'data-seq="{contest.seq}"' in answer and 'id="contest"' in answer
+
+
+def test_a_repeated_action_says_already_done_and_changes_nothing(client, table, cycle):
+    contest, steps = cycle
+    alice, action, fields = steps[0]
+    client.force_login(alice)
+    contest.refresh_from_db()
+    form = {"action": action, "contest": contest.pk, "seq": contest.seq, "key": "twice", **fields}
+    url = reverse("table_act", args=[table.campaign.pk])
+    first = client.post(url, form, headers=HTMX).content.decode()
+    second = client.post(url, form, headers=HTMX).content.decode()
+    assert 'id="table-ack"' in first
+    assert "Already done" in second and 'id="contest"' in second
+    contest.refresh_from_db()
+    assert contest.seq == 2
