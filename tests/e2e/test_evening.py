@@ -10,6 +10,7 @@ Screenshots at 1280 px and 390 px go to test-results/evening/ for people to look
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -51,7 +52,12 @@ def frame(gm, kind, prize, pc, opponent, everyone):
     form.locator("input[name=prize]").fill(prize)
     form.locator("select[name='pc.character_id']").select_option(label=pc)
     form.locator("input[name='opponent.name']").fill(opponent)
-    form.get_by_role("button", name="Frame it").click()
+    press(
+        gm,
+        form,
+        gm.locator("#contest h3"),
+        lambda shown, **wait: expect(shown).to_contain_text(prize, **wait),
+    )
     for page in everyone:
         expect(page.locator("#contest h3")).to_contain_text(prize)
 
@@ -75,7 +81,12 @@ def play_from_the_bar(people, everyone, *, choose=None, watch=None, steps=80):
         if choose and form.get_attribute("data-action") == "choose_ability":
             form.locator("select[name=ability_id]").select_option(label=choose)
         before = seq(people["gm"])
-        press(page, form, people["gm"], before)
+        press(
+            page,
+            form,
+            people["gm"].locator("#contest"),
+            functools.partial(moved_from, str(before)),
+        )
         for other in everyone:
             expect(other.locator("#contest")).not_to_have_attribute("data-seq", str(before))
         expect(page.locator("#table-error")).to_be_empty()
@@ -85,16 +96,19 @@ def play_from_the_bar(people, everyone, *, choose=None, watch=None, steps=80):
     raise AssertionError("the contest did not end from the bar")
 
 
-def press(page, form, gm, before):
-    """Press the form's button as a person does: when the table says to slow down
-    (the per-person limit on actions), wait as long as it says and press again; when
-    the bar was redrawn under the pointer and nothing was sent, press again."""
+def moved_from(before: str, shown, **wait) -> None:
+    expect(shown).not_to_have_attribute("data-seq", before, **wait)
+
+
+def press(page, form, shown, taken):
+    """Press the form's button as a person does, until `taken(shown)` holds: when the
+    table says to slow down (the per-person limit on actions), wait as long as it says
+    and press again; when the form was redrawn under the pointer and nothing was sent,
+    press again."""
     for _ in range(4):
         form.locator("button[type=submit]").click()
         try:
-            expect(gm.locator("#contest")).not_to_have_attribute(
-                "data-seq", str(before), timeout=3_000
-            )
+            taken(shown, timeout=3_000)
             return
         except AssertionError:
             said = page.locator("#table-error").inner_text()
