@@ -48,10 +48,12 @@ test: lint
 bench-smoke: $(VENV)/.dev
 	$(PY) -m pytest -m bench -n0 -p no:randomly
 
-# The odds benchmark, then the live table under Daphne + Redis (needs Redis; ~10 min).
+# The odds benchmark, the live table over its sockets, then the browsers' own path
+# (htmx POSTs; 1 Daphne and 2 behind Debian's nginx). Needs Redis; ~15 min in all.
 bench: $(VENV)/.dev
 	$(PY) -m bench.odds
 	$(PY) -m bench.table
+	$(PY) -m bench.http_path
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles

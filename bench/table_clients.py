@@ -69,8 +69,8 @@ class Client:
     ws: Any = None
     reader: asyncio.Task | None = None
     baseline: int | None = None  # the contest's seq in the full state sent on connect
-    max_seq: int = 0
-    seen: set[int] = field(default_factory=set)
+    max_seq: int = 0  # of the contest it shows (`contest_id`)
+    seen: set[tuple[int, int]] = field(default_factory=set)  # (contest id, seq)
     pending: collections.deque = field(default_factory=collections.deque)
     close_code: int | None = None
 
@@ -101,14 +101,19 @@ class Recorder:
             full_state = 'id="presence"' in message
             if self.expect_full_state and client.baseline is None and full_state:
                 client.baseline = client.max_seq = seq
+                client.contest_id = contest_id
                 return
             self.broadcasts += 1
-            if seq in client.seen:
+            if contest_id != client.contest_id and contest_id > client.contest_id:
+                # A new contest is framed: its steps count from 1.
+                client.contest_id, client.max_seq = contest_id, 0
+            if (contest_id, seq) in client.seen:
                 self.duplicated += 1
-            elif seq < client.max_seq:
+            elif contest_id < client.contest_id or seq < client.max_seq:
                 self.out_of_order += 1
-            client.seen.add(seq)
-            client.max_seq = max(client.max_seq, seq)
+            client.seen.add((contest_id, seq))
+            if contest_id == client.contest_id:
+                client.max_seq = max(client.max_seq, seq)
             self.arrivals.setdefault((contest_id, seq), {}).setdefault(client.index, now)
             self.sizes[client.role] = len(message.encode())
             self.samples[client.role] = message

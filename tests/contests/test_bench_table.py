@@ -97,3 +97,37 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
     assert figures["recommended_default"]["layer"] in figures["layers"]
     assert figures["recommended_default"]["reason"]
     assert all(isinstance(met, bool) for met in figures["targets_met"].values())
+
+
+def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
+    """`bench.http_path --small` (issue 16): the table's cycle posted as browsers post
+    it, to one Daphne and to two behind Debian's nginx; every step reaches every socket
+    of its table once and in order, and PostgreSQL stays within the pools' bound."""
+    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+    if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
+        pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.http_path", "--small"],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    figures = json.loads(result.stdout)
+    assert figures["mode"] == "small"
+    assert set(figures["capacity"]) == {"1_process", "2_processes_nginx"}
+    for topology, measured in figures["capacity"].items():
+        assert measured["steps"], topology
+        for step in measured["steps"]:
+            # Every action of the cycle was taken and reached its whole table.
+            assert step["actions"] > 0 and step["samples"] == step["actions"], (topology, step)
+            assert step["http_errors"] == {} and step["unanswered"] == 0, (topology, step)
+            assert step["lost"] == step["duplicated"] == step["out_of_order"] == 0, step
+            for key in LATENCY_KEYS:
+                assert _number(step[key]), (topology, key)
+        if "postgres_connections" in measured:
+            connections = measured["postgres_connections"]
+            assert 0 < connections["most_seen"] <= connections["bound"], connections
+    assert _number(figures["bare_websockets"]["p50_ms"])

@@ -1,0 +1,755 @@
+"""Benchmark the browsers' own path (issue 16).
+
+    .venv/bin/python -m bench.http_path [--small] [--processes N]
+
+Browsers act by htmx POST to `table_act` and listen on the table's socket; this drives
+exactly that. Each table has a GM and 7 players with real login sessions; all 8 hold a
+websocket open; the GM and the player whose character is in the contest act by POST
+with the CSRF token the table page gave them (cookie + X-CSRFToken, as htmx sends it),
+playing the realistic cycle: choose an ability -> a tactic -> roll -> resolve -> confirm
+the consequences -> frame the next contest. An action's latency runs from just before
+its POST is written until the last of its table's 8 sockets has received the broadcast
+of the step the answer acknowledged. Printed as JSON on stdout (progress on stderr):
+
+- "capacity": for 1 Daphne process straight, and for N processes behind Debian's nginx
+  (docs/deploy/nginx.conf, bench.liveserver.nginx_balancer), actions are offered at
+  rising rates (open loop, spread over many tables, a table acting again only once its
+  last step reached everyone); each rate's p50/p99, delivered rate, losses, duplicates,
+  out-of-order steps and HTTP errors. The capacity is the highest offered rate whose
+  p99 stays <= 100 ms with everything delivered, nothing lost, duplicated or out of
+  order. The first rate (10/s) is the light-load figure.
+- "postgres_connections": the most connections to the benchmark's database seen at
+  once, against the bound (processes x each process's pool, DB_POOL_MAX_SIZE).
+- "profile": where one process's CPU goes while it serves the cycle (py-spy samples,
+  grouped), when py-spy is installed.
+- "bare_websockets": the same fan-out through a bare asyncio `websockets` server (the
+  floor), from bench.table_scenarios.
+
+The websocket-path figures stay in `bench.table` (`make bench` runs both).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.liveserver import (
+    ServerError,
+    daphne_process,
+    fresh_database,
+    manage,
+    nginx_balancer,
+    server_env,
+)
+
+from .table_clients import Action, Client, Recorder, _table_clients, close_clients, open_clients
+from .table_common import (
+    CLIENTS_PER_TABLE,
+    DEFAULT_REDIS_URL,
+    LOST_AFTER_S,
+    BenchError,
+    latency_figures,
+    log,
+)
+from .table_data import Table, make_tables, setup_django
+from .table_scenarios import bare_fanout
+
+__all__ = ["main", "run"]
+from .table_system import (
+    CpuMeter,
+    bare_server,
+    check_redis,
+    loopback_only,
+    raise_open_file_limit,
+)
+
+TARGETS = {"capacity_per_s": 100, "p99_ms": 100.0, "light_p50_ms": 15.0, "light_p99_ms": 40.0}
+FULL = {
+    "tables": 60,
+    "rates": (10, 20, 30, 40, 60, 80, 100, 130, 160),
+    "step_seconds": 10.0,
+    "processes": 2,
+    "pool": 4,
+    "bare_samples": 200,
+    "profile_seconds": 8.0,
+    "profile_rate": 15,
+    "alarm_seconds": 1800,
+}
+SMALL = {
+    "tables": 4,
+    "rates": (5, 10),
+    "step_seconds": 2.0,
+    "processes": 2,
+    "pool": 2,
+    "bare_samples": 20,
+    "profile_seconds": 0.0,
+    "profile_rate": 5,
+    "alarm_seconds": 280,
+}
+# The realistic cycle: who acts (the GM, or the player of the contest's character).
+CYCLE = (
+    ("player", "choose_ability"),
+    ("player", "set_tactic"),
+    ("gm", "roll"),
+    ("gm", "resolve"),
+    ("gm", "apply_consequences"),
+    ("gm", "frame"),
+)
+ACK_RE = re.compile(rb'data-acked="(\d+)"')
+ERROR_RE = re.compile(rb'id="table-error"[^>]*>([^<]*)<')
+TOKEN_RE = re.compile(r'"X-CSRFToken": "([^"]+)"')
+
+
+# --- A keep-alive HTTP/1.1 client ------------------------------------------------------------
+# Hand-written on purpose: the load generator shares this 2-core machine with the server,
+# and a request here is a few writes and one read on a loopback socket, no parsing beyond
+# what the benchmark needs (a general client would spend the server's CPU).
+
+
+class Http:
+    """One browser's connection: its cookies, its CSRF token, requests in turn."""
+
+    def __init__(self, host: str, port: int, session_key: str) -> None:
+        self.host, self.port = host, port
+        self.cookies = {"sessionid": session_key}
+        self.token = ""
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.lock = asyncio.Lock()
+
+    async def request(
+        self, method: str, path: str, body: bytes = b"", headers: dict | None = None
+    ) -> tuple[int, bytes]:
+        async with self.lock:
+            for attempt in range(2):
+                try:
+                    return await self._once(method, path, body, headers or {})
+                except (ConnectionError, asyncio.IncompleteReadError):
+                    # A keep-alive connection the server (or nginx) closed: open again.
+                    await self.close()
+                    if attempt:
+                        raise
+            raise AssertionError("unreachable")
+
+    async def _once(self, method: str, path: str, body: bytes, headers: dict) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        lines = [
+            f"{method} {path} HTTP/1.1",
+            f"Host: {self.host}:{self.port}",
+            f"Cookie: {cookie}",
+            f"Content-Length: {len(body)}",
+            *(f"{k}: {v}" for k, v in headers.items()),
+        ]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length, chunked, closing = 0, False, False
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            name, value = name.strip().lower(), value.strip()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+            elif name == b"connection" and value.lower() == b"close":
+                closing = True
+            elif name == b"set-cookie":
+                cookie_name, _, rest = value.decode().partition("=")
+                self.cookies[cookie_name] = rest.split(";", 1)[0]
+        if chunked:
+            data = bytearray()
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).strip().split(b";")[0], 16)
+                data += await self.reader.readexactly(size + 2)
+                if size == 0:
+                    break
+                del data[-2:]
+            payload = bytes(data)
+        else:
+            payload = await self.reader.readexactly(length)
+        if closing:
+            await self.close()
+        return status, payload
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(Exception):
+                await self.writer.wait_closed()
+        self.reader = self.writer = None
+
+    async def log_in_to_table(self, campaign_id: int) -> None:
+        """GET the table page, as a browser opens it: the CSRF cookie and token."""
+        status, page = await self.request("GET", f"/campaigns/{campaign_id}/table/")
+        found = TOKEN_RE.search(page.decode(errors="replace"))
+        if status != 200 or not found:
+            raise BenchError(f"the table page answered {status} without a CSRF token")
+        self.token = found.group(1)
+
+    async def post_form(self, path: str, fields: dict[str, Any]) -> tuple[int, bytes]:
+        body = urllib.parse.urlencode(fields).encode()
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "HX-Request": "true",
+            "X-CSRFToken": self.token,
+            "Origin": f"http://{self.host}:{self.port}",
+        }
+        return await self.request("POST", path, body, headers)
+
+
+# --- The tables, playing the cycle -----------------------------------------------------------
+
+
+@dataclass
+class Playing:
+    """One table's state as its two actors' browsers know it."""
+
+    table: Table
+    character_id: int
+    ability_id: int
+    contest_id: int
+    seq: int
+    gm: Http
+    player: Http
+    step: int = 0
+    busy: bool = False
+    contests: int = 0
+
+    def fields(self) -> tuple[Http, str, dict[str, Any]]:
+        who, action = CYCLE[self.step % len(CYCLE)]
+        fields: dict[str, Any] = {"action": action, "key": uuid.uuid4().hex}
+        if action == "frame":
+            self.contests += 1
+            fields.update(
+                {
+                    "kind": "simple",
+                    "prize": f"Cross the river, attempt {self.contests}",
+                    "pc.character_id": self.character_id,
+                    "opponent.name": "The Grey River",
+                    "opponent.level": "moderate",
+                }
+            )
+        else:
+            fields.update({"contest": self.contest_id, "seq": self.seq})
+        if action == "choose_ability":
+            fields.update(side="pc", ability_id=self.ability_id)
+        elif action == "set_tactic":
+            fields.update(side="pc", tactic="Swim for the far bank")
+        return (self.gm if who == "gm" else self.player), action, fields
+
+
+def add_abilities(tables: list[Table]) -> dict[int, tuple[int, int]]:
+    """Each table's character gets an ability to choose: {campaign id: (character, ability)}."""
+    from characters.models import Ability, Character
+
+    characters = {
+        c.campaign_id: c
+        for c in Character.objects.filter(campaign_id__in=[t.campaign_id for t in tables])
+    }
+    abilities = Ability.objects.bulk_create(
+        Ability(character=characters[t.campaign_id], name="Swimming", rating=15) for t in tables
+    )
+    return {
+        t.campaign_id: (characters[t.campaign_id].pk, ability.pk)
+        for t, ability in zip(tables, abilities, strict=True)
+    }
+
+
+async def _settle(
+    recorder: Recorder, clients: list[Client], contest_id: int, seq: int, limit: float
+) -> bool:
+    deadline = time.perf_counter() + limit
+    while time.perf_counter() < deadline:
+        if len(recorder.arrivals.get((contest_id, seq), {})) >= len(clients):
+            return True
+        await asyncio.sleep(0.002)
+    return False
+
+
+async def _new_contest(gm_socket: Client, old: int, limit: float) -> int:
+    deadline = time.perf_counter() + limit
+    while time.perf_counter() < deadline and gm_socket.contest_id == old:
+        await asyncio.sleep(0.002)
+    return gm_socket.contest_id
+
+
+async def play_step(
+    playing: Playing, recorder: Recorder, sockets: list[Client], actions: list[Action]
+) -> None:
+    """One step of a table's cycle, posted; done once every socket of the table has it
+    (or it is counted as lost after LOST_AFTER_S)."""
+    http, name, fields = playing.fields()
+    action = Action(playing.table.campaign_id, playing.contest_id, fields["key"], 0.0)
+    actions.append(action)
+    path = f"/campaigns/{playing.table.campaign_id}/table/act/"
+    action.sent_at = time.perf_counter()
+    try:
+        status, answer = await http.post_form(path, fields)
+    except (OSError, asyncio.IncompleteReadError) as error:
+        action.error = f"{name}: {type(error).__name__}"
+        return
+    acked = ACK_RE.search(answer)
+    if status != 200 or not acked:
+        said = ERROR_RE.search(answer)
+        said = said.group(1).decode()[:120] if said else answer[:120].decode(errors="replace")
+        action.error = f"{name}: {status} {said}"
+        return
+    action.seq = int(acked.group(1))
+    if name == "frame":
+        gm_socket = next(c for c in sockets if c.role == "gm")
+        action.contest_id = await _new_contest(gm_socket, playing.contest_id, LOST_AFTER_S)
+        playing.contest_id = action.contest_id
+    if await _settle(recorder, sockets, action.contest_id, action.seq, LOST_AFTER_S):
+        playing.seq = action.seq
+        playing.step += 1
+
+
+def _tally(actions: list[Action], recorder: Recorder, sockets_of: dict) -> dict[str, Any]:
+    latencies, lost, errors, unanswered = [], 0, collections.Counter(), 0
+    first_error = next((a.error for a in actions if a.error), "")
+    for action in actions:
+        if action.error:
+            errors[action.error.split(":")[0]] += 1
+            continue
+        if action.seq is None:
+            unanswered += 1
+            continue
+        got = recorder.arrivals.get((action.contest_id, action.seq), {})
+        times = [got.get(c.index) for c in sockets_of[action.table]]
+        arrived = [t for t in times if t is not None and t - action.sent_at <= LOST_AFTER_S]
+        lost += len(times) - len(arrived)
+        if len(arrived) == len(times):
+            latencies.append(max(arrived) - action.sent_at)
+    figures = latency_figures(latencies)
+    figures.update(
+        {
+            "actions": len(actions),
+            "lost": lost,
+            "duplicated": recorder.duplicated,
+            "out_of_order": recorder.out_of_order,
+            "http_errors": dict(errors),
+            "unanswered": unanswered,
+        }
+    )
+    if first_error:
+        figures["first_error"] = first_error
+    return figures
+
+
+async def offered_rate(
+    playing: list[Playing],
+    recorder: Recorder,
+    sockets_of: dict[int, list[Client]],
+    rate: float,
+    seconds: float,
+) -> dict[str, Any]:
+    """Offer `rate` actions a second for `seconds`: each tick starts a step at the next
+    table not still busy with its last one; a tick that finds every table busy is an
+    action the server was offered and could not take (it counts against the rate)."""
+    actions: list[Action] = []
+    recorder.duplicated = recorder.out_of_order = 0
+    tasks: set[asyncio.Task] = set()
+    count, missed, cursor = int(rate * seconds), 0, 0
+    start = time.perf_counter()
+
+    async def run(one: Playing) -> None:
+        try:
+            await play_step(one, recorder, sockets_of[one.table.campaign_id], actions)
+        finally:
+            one.busy = False
+
+    for i in range(count):
+        delay = start + i / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        for _ in range(len(playing)):
+            candidate = playing[cursor % len(playing)]
+            cursor += 1
+            if not candidate.busy:
+                candidate.busy = True
+                task = asyncio.create_task(run(candidate))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+                break
+        else:
+            missed += 1
+    elapsed = time.perf_counter() - start
+    if tasks:
+        await asyncio.wait(tasks, timeout=LOST_AFTER_S + 5)
+    figures = _tally(actions, recorder, sockets_of)
+    delivered = len(actions) - sum(figures["http_errors"].values()) - figures["unanswered"]
+    figures.update(
+        {
+            "offered_per_s": rate,
+            "seconds": round(elapsed, 2),
+            "delivered_per_s": round(delivered / max(elapsed, 1e-9), 1),
+            "not_started_all_tables_busy": missed,
+        }
+    )
+    figures["met"] = bool(
+        figures["p99_ms"] is not None
+        and figures["p99_ms"] <= TARGETS["p99_ms"]
+        and figures["lost"] == figures["duplicated"] == figures["out_of_order"] == 0
+        and not figures["http_errors"]
+        and not figures["unanswered"]
+        and missed == 0
+    )
+    return figures
+
+
+class PostgresWatch:
+    """The most connections to one database seen at once (pg_stat_activity, 10 Hz)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.url, self.name = database_url, urllib.parse.urlsplit(database_url).path.lstrip("/")
+        self.most, self.stopping = 0, threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            while not self.stopping.wait(0.1):
+                row = connection.execute(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE datname = %s AND pid <> pg_backend_pid()",
+                    (self.name,),
+                ).fetchone()
+                self.most = max(self.most, row[0])
+
+    def __enter__(self) -> PostgresWatch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.thread.join(5)
+
+
+@contextlib.contextmanager
+def profiled(pid: int, seconds: float, work: Path):
+    """py-spy sampling `pid` for `seconds` (if installed); yields a dict filled after."""
+    result: dict[str, Any] = {}
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if seconds <= 0 or not Path(spy).exists():
+        result["skipped"] = "py-spy is not installed" if seconds > 0 else "not in --small"
+        yield result
+        return
+    out = work / "profile.txt"
+    process = subprocess.Popen(
+        [
+            spy,
+            "record",
+            "--pid",
+            str(pid),
+            "--duration",
+            str(int(seconds)),
+            "--rate",
+            "250",
+            "--format",
+            "raw",
+            "--output",
+            str(out),
+            "--nonblocking",
+            # Only the thread holding the GIL: Python's own CPU work, not threads
+            # waiting in select() or on a lock, which py-spy may count as busy.
+            "--gil",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        yield result
+    finally:
+        try:
+            process.wait(timeout=seconds + 30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        result.update(profile_shares(out) if out.exists() else {"skipped": "py-spy wrote nothing"})
+
+
+PROFILE_GROUPS = (
+    ("template rendering", ("django/template/", "template_partials")),
+    ("ORM query building", ("django/db/models/", "django/db/backends/")),
+    ("database I/O (psycopg)", ("psycopg",)),
+    ("channel layer and Redis", ("channels_redis", "redis/", "msgpack")),
+    ("rules engine and flows", ("contests/rules/", "contests/table/")),
+    (
+        "sessions, auth and middleware",
+        ("django/contrib/sessions", "django/contrib/auth", "django/middleware", "whitenoise"),
+    ),
+    (
+        "request handling (Django, asgiref)",
+        ("django/core/handlers", "asgiref", "django/http", "django/urls"),
+    ),
+    (
+        "websockets and server (Daphne, Twisted, autobahn)",
+        ("daphne", "twisted", "autobahn", "channels/"),
+    ),
+)
+
+
+def profile_shares(path: Path) -> dict[str, Any]:
+    """py-spy's collapsed stacks, grouped: each sample counted once, for the innermost
+    frame's group (what the CPU was doing then); and the functions most often innermost."""
+    counts: collections.Counter = collections.Counter()
+    leaves: collections.Counter = collections.Counter()
+    total = 0
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, number = line.rpartition(" ")
+        if not number.isdigit():
+            continue
+        samples = int(number)
+        total += samples
+        frames = stack.split(";")
+        leaves[frames[-1]] += samples
+        group = "other (Python, asyncio)"
+        for frame in reversed(frames):
+            found = next(
+                (name for name, marks in PROFILE_GROUPS if any(m in frame for m in marks)), None
+            )
+            if found:
+                group = found
+                break
+        counts[group] += samples
+    if not total:
+        return {"samples": 0, "shares_percent": {}, "top_frames_percent": {}}
+    return {
+        "samples": total,
+        "shares_percent": {k: round(100 * v / total, 1) for k, v in counts.most_common()},
+        "top_frames_percent": {k: round(100 * v / total, 1) for k, v in leaves.most_common(15)},
+    }
+
+
+# --- A whole measurement on one topology ----------------------------------------------------
+
+
+async def measure(
+    host: str,
+    port: int,
+    tables: list[Table],
+    owned: dict[int, tuple[int, int]],
+    params: dict[str, Any],
+    profile: tuple[int, Path] | None,
+) -> tuple[dict[str, Any], str]:
+    """Connect every table's 8 sockets and the two actors' browsers at `host:port`, then
+    offer each rate in turn; stops after the first rate that misses the target."""
+    recorder = Recorder()
+    sockets, keys = _table_clients(tables)
+    sockets_of: dict[int, list[Client]] = collections.defaultdict(list)
+    for socket in sockets:
+        sockets_of[socket.table].append(socket)
+    playing: list[Playing] = []
+    try:
+        opened = await open_clients(sockets, port, recorder, keys, "/ws/tables/{table}/", 300)
+        if opened["failed"]:
+            raise BenchError(f"of {len(sockets)} sockets, some could not connect: {opened}")
+        for table in tables:
+            character_id, ability_id = owned[table.campaign_id]
+            gm = Http(host, port, table.seats[0].session_key)
+            player = Http(host, port, table.seats[1].session_key)
+            await gm.log_in_to_table(table.campaign_id)
+            await player.log_in_to_table(table.campaign_id)
+            first = next(s for s in sockets_of[table.campaign_id] if s.role == "gm")
+            playing.append(
+                Playing(
+                    table, character_id, ability_id, first.contest_id, first.max_seq, gm, player
+                )
+            )
+        steps, capacity = [], 0
+        for rate in params["rates"]:
+            log(f"  offering {rate} actions/s for {params['step_seconds']} s")
+            step = await offered_rate(playing, recorder, sockets_of, rate, params["step_seconds"])
+            log(
+                f"    p50 {step['p50_ms']} ms, p99 {step['p99_ms']} ms, "
+                f"delivered {step['delivered_per_s']}/s, met {step['met']}"
+            )
+            steps.append(step)
+            if not step["met"]:
+                break
+            capacity = rate
+        measured = {"steps": steps, "capacity_per_s": capacity, "light_load": steps[0]}
+        if profile:
+            # Where the process's CPU goes at a steady rate it sustains: sampled apart
+            # from the search, so the sampling costs none of its figures.
+            rate = params["profile_rate"]
+            log(f"  profiling at {rate} actions/s for {params['profile_seconds']} s")
+            with profiled(profile[0], params["profile_seconds"], profile[1]) as shares:
+                await offered_rate(playing, recorder, sockets_of, rate, params["profile_seconds"])
+            measured["profile"] = {"rate_per_s": rate, **shares}
+        return measured, recorder.samples.get("player", "")
+    finally:
+        for one in playing:
+            await one.gm.close()
+            await one.player.close()
+        await close_clients(sockets)
+
+
+def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
+    started = time.monotonic()
+    figures: dict[str, Any] = {
+        "benchmark": "browsers_path",
+        "mode": params["mode"],
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": sys.version.split()[0],
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        },
+        "targets": TARGETS,
+    }
+    figures["machine"]["open_file_limit"] = raise_open_file_limit(
+        params["tables"] * CLIENTS_PER_TABLE * 4 + 1024
+    )
+    with fresh_database(work, template="migrated") as database_url:
+        figures["machine"]["database"] = (
+            "postgresql" if database_url.startswith("postgres") else "sqlite"
+        )
+        # The GM acts several times a second at high rates, above a person's limit
+        # (ACTION_RATE_LIMIT): the limiter is still asked on every action, never refuses.
+        env = server_env(
+            database_url,
+            ALLOWED_HOSTS="127.0.0.1,localhost",
+            ACTION_RATE_LIMIT="100000/10 seconds",
+            DB_POOL_MAX_SIZE=str(params["pool"]),
+            CHANNEL_LAYER=os.environ.get("CHANNEL_LAYER", "pubsub"),
+        )
+        # As in production: DEBUG off (no query log kept per request), static files
+        # collected (served by nginx in front of several processes).
+        static_root = work / "static"
+        env.update(
+            REDIS_URL=redis_url,
+            DEBUG="false",
+            SECRET_KEY="bench-" + uuid.uuid4().hex,
+            STATIC_ROOT=str(static_root),
+        )
+        env.pop("REQUIRE_SERVICES", None)
+        manage(env, "collectstatic", "--noinput")
+        # The sessions made here must verify under the servers' key; this process keeps
+        # no pooled connection open (only the servers' count against their bound).
+        os.environ["SECRET_KEY"] = env["SECRET_KEY"]
+        os.environ["DB_POOL_MAX_SIZE"] = "0"
+        setup_django(database_url)
+        from django.db import connections
+
+        log(f"creating {params['tables']} tables")
+        tables = make_tables(params["tables"])
+        owned = add_abilities(tables)
+        connections.close_all()
+        watch_pg = figures["machine"]["database"] == "postgresql"
+        figures["capacity"] = {}
+        fragment = ""
+        processes = {"1_process": 1, f"{params['processes']}_processes_nginx": params["processes"]}
+        for label, count in processes.items():
+            log(f"{label}: {count} Daphne process(es)" + (" behind nginx" if count > 1 else ""))
+            with contextlib.ExitStack() as stack:
+                servers = [
+                    stack.enter_context(
+                        daphne_process(env, stderr_path=work / f"daphne-{label}-{i}.log")
+                    )
+                    for i in range(count)
+                ]
+                if count > 1:
+                    upstreams = [base.removeprefix("http://") for _, base in servers]
+                    _nginx, base = stack.enter_context(
+                        nginx_balancer(upstreams, static_root=static_root)
+                    )
+                else:
+                    base = servers[0][1]
+                port = urllib.parse.urlsplit(base).port
+                watch = stack.enter_context(PostgresWatch(database_url)) if watch_pg else None
+                meters = [CpuMeter(process.pid) for process, _ in servers]
+                profile = (servers[0][0].pid, work) if count == 1 else None
+                measured, sample = asyncio.run(
+                    measure("127.0.0.1", port, tables, owned, params, profile)
+                )
+                measured["server_cpu_percent"] = [meter.percent() for meter in meters]
+                if watch:
+                    measured["postgres_connections"] = {
+                        "most_seen": watch.most,
+                        "bound": count * params["pool"],
+                    }
+                measured["met"] = measured["capacity_per_s"] >= TARGETS["capacity_per_s"]
+                figures["capacity"][label] = measured
+                fragment = fragment or sample
+        if fragment:
+            log("bare websockets server")
+            with bare_server(work / "bare.log") as bare_port:
+                figures["bare_websockets"] = asyncio.run(
+                    bare_fanout(bare_port, fragment, params["bare_samples"])
+                )
+        light = figures["capacity"]["1_process"]["light_load"]
+        figures["targets_met"] = {
+            "capacity": any(m["met"] for m in figures["capacity"].values()),
+            "light_load_p50": light["p50_ms"] is not None
+            and light["p50_ms"] <= TARGETS["light_p50_ms"],
+            "light_load_p99": light["p99_ms"] is not None
+            and light["p99_ms"] <= TARGETS["light_p99_ms"],
+        }
+    figures["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    figures["elapsed_seconds"] = round(time.monotonic() - started, 1)
+    return figures
+
+
+def _alarm(signum, frame) -> None:
+    raise TimeoutError("the benchmark ran past its time limit")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--small", action="store_true", help="a quick run (used by the tests)")
+    parser.add_argument("--processes", type=int, help="app processes behind nginx (default 2)")
+    parser.add_argument("--rates", help="the offered rates to try, e.g. 10,20,40")
+    args = parser.parse_args(argv)
+    params = dict(SMALL if args.small else FULL)
+    params["mode"] = "small" if args.small else "full"
+    if args.processes:
+        params["processes"] = args.processes
+    if args.rates:
+        try:
+            params["rates"] = tuple(float(r) for r in args.rates.split(",") if r.strip())
+        except ValueError:
+            parser.error("--rates: numbers separated by commas, e.g. 10,20,40")
+        if not params["rates"] or min(params["rates"]) <= 0:
+            parser.error("--rates: give at least one rate above 0")
+    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(params["alarm_seconds"])
+    try:
+        loopback_only(redis_url, "REDIS_URL")
+        database_url = os.environ.get("DATABASE_URL", "")
+        if database_url.startswith(("postgres://", "postgresql://")):
+            loopback_only(database_url, "DATABASE_URL")
+        check_redis(redis_url)
+        with tempfile.TemporaryDirectory(prefix="bench_http_") as work:
+            figures = run(params, redis_url, Path(work))
+    except (BenchError, ServerError) as error:
+        print(f"bench.http_path: {error}", file=sys.stderr)
+        return 2
+    finally:
+        signal.alarm(0)
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
