@@ -28,6 +28,7 @@ from django.conf import settings
 
 from bench.liveserver import (
     NGINX,
+    ROOT,
     daphne_process,
     fresh_database,
     log_in,
@@ -176,7 +177,11 @@ def test_a_contest_survives_one_of_two_processes_dying_behind_nginx(tmp_path):
         ):
             ports = [urllib.parse.urlsplit(b).port for b in (first_base, second_base)]
             upstreams = [b.removeprefix("http://") for b in (first_base, second_base)]
-            with nginx_balancer(upstreams) as (_nginx, base):
+            # nginx serves the static files itself (here the sources', as collected).
+            with nginx_balancer(upstreams, static_root=ROOT / "static") as (_nginx, base):
+                css = urllib.request.urlopen(f"{base}/static/css/site.css", timeout=10)
+                assert css.read() == (ROOT / "static" / "css" / "site.css").read_bytes()
+                assert "immutable" in css.headers["Cache-Control"]
                 asyncio.run(play(base, campaign_id, database_url, first, ports))
 
 

@@ -7,12 +7,14 @@ module accepts and reads as PostgreSQL + Redis.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
+from bench.liveserver import free_port
 from questworlds_site.env import channel_layer_from_env, database_from_url
 
 from .test_settings import settings_with
@@ -77,12 +79,55 @@ def test_the_environment_points_settings_at_the_compose_services(compose):
     assert loaded["debug"] is False
 
 
+def test_the_app_scales_behind_nginx_which_serves_the_static_files(compose):
+    """`docker compose up --scale web=N` (issue 16): nothing pins the app to one
+    container, and nginx serves the collected static files from a shared volume."""
+    services = compose["services"]
+    web = services["web"]
+    assert "container_name" not in web and "ports" not in web
+    assert "static:/app/staticfiles" in services["migrate"]["volumes"]
+    assert "collectstatic" in " ".join(services["migrate"]["command"])
+    assert "static:/static:ro" in services["proxy"]["volumes"]
+    assert "static" in compose["volumes"]
+    conf = (ROOT / "docs" / "deploy" / "nginx.conf").read_text()
+    static = re.search(r"location /static/ \{(.*?)\}", conf, re.S)
+    assert static and "alias /static/;" in static.group(1)
+    assert "ip_hash" not in conf and "sticky" not in conf  # any process serves anyone
+    assert "proxy_set_header Host $http_host" in conf  # the port too: Django checks Origin
+
+
 def test_the_app_and_migrate_services_share_one_environment(compose):
     services = compose["services"]
     assert services["web"]["environment"] == services["migrate"]["environment"]
 
 
-def test_the_health_endpoint_answers_without_login(client, db):
+def test_the_health_endpoint_answers_without_login(client, db, settings):
+    settings.REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok"}
+    assert response.json() == {"status": "ok", "database": "ok", "redis": "ok"}
+
+
+def test_the_health_endpoint_fails_when_redis_does_not_answer(client, db, settings):
+    """A process whose Redis is gone cannot seat anyone at a table: the balancer must
+    take it out of rotation, quickly."""
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "failing"
+    assert response.json()["database"] == "ok"
+    assert response.json()["redis"].startswith("failed")
+
+
+def test_the_health_endpoint_fails_when_the_database_does_not_answer(client, db, monkeypatch):
+    from django.db import connection
+    from django.db.utils import OperationalError
+
+    def refuse(*args, **kwargs):
+        raise OperationalError("the database is gone")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(connection, "cursor", refuse)
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["database"] == "failed: OperationalError"
