@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.liveserver import (
+    SERVERS,
     ServerError,
     daphne_process,
     fresh_database,
@@ -610,6 +611,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {
         "benchmark": "browsers_path",
         "mode": params["mode"],
+        "server": params["server"],
         "machine": {
             "cpus": os.cpu_count(),
             "python": sys.version.split()[0],
@@ -660,11 +662,18 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         fragment = ""
         processes = {"1_process": 1, f"{params['processes']}_processes_nginx": params["processes"]}
         for label, count in processes.items():
-            log(f"{label}: {count} Daphne process(es)" + (" behind nginx" if count > 1 else ""))
+            log(
+                f"{label}: {count} {params['server']} process(es)"
+                + (" behind nginx" if count > 1 else "")
+            )
             with contextlib.ExitStack() as stack:
                 servers = [
                     stack.enter_context(
-                        daphne_process(env, stderr_path=work / f"daphne-{label}-{i}.log")
+                        daphne_process(
+                            env,
+                            stderr_path=work / f"server-{label}-{i}.log",
+                            server=params["server"],
+                        )
                     )
                     for i in range(count)
                 ]
@@ -719,9 +728,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="a quick run (used by the tests)")
     parser.add_argument("--processes", type=int, help="app processes behind nginx (default 2)")
     parser.add_argument("--rates", help="the offered rates to try, e.g. 10,20,40")
+    parser.add_argument(
+        "--server", choices=sorted(SERVERS), default="daphne", help="the ASGI server to run"
+    )
     args = parser.parse_args(argv)
     params = dict(SMALL if args.small else FULL)
     params["mode"] = "small" if args.small else "full"
+    params["server"] = args.server
     if args.processes:
         params["processes"] = args.processes
     if args.rates:

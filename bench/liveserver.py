@@ -201,31 +201,53 @@ def tail(path: Path, size: int = 3000) -> str:
     return ""
 
 
+SERVERS = {
+    # What production runs (Dockerfile) and every test uses.
+    "daphne": [
+        "-m",
+        "daphne",
+        "-b",
+        "127.0.0.1",
+        "-p",
+        "{port}",
+        "questworlds_site.asgi:application",
+    ],
+    # Measured against it by the browsers'-path benchmark (--server uvicorn), if installed.
+    "uvicorn": [
+        "-m",
+        "uvicorn",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "{port}",
+        "--no-access-log",
+        "--lifespan",
+        "off",
+        "questworlds_site.asgi:application",
+    ],
+}
+
+
 @contextlib.contextmanager
 def daphne_process(
-    env: dict[str, str], port: int | None = None, *, stderr_path: Path | None = None
+    env: dict[str, str],
+    port: int | None = None,
+    *,
+    stderr_path: Path | None = None,
+    server: str = "daphne",
 ) -> Iterator[tuple[subprocess.Popen, str]]:
-    """Serve the ASGI app with the real Daphne on a loopback port (a free one unless
-    given), in a process group of its own; yields the process and the base URL once
-    /healthz answers, and always stops it.
+    """Serve the ASGI app with the real Daphne (or `server`, one of SERVERS) on a
+    loopback port (a free one unless given), in a process group of its own; yields the
+    process and the base URL once /healthz answers, and always stops it.
 
-    Daphne's stderr is appended to `stderr_path` when given (the benchmark reads it
+    The server's stderr is appended to `stderr_path` when given (the benchmark reads it
     afterwards), else piped; if the server does not start, the error ends with it.
     """
     port = port or free_port()
     with contextlib.ExitStack() as files:
         stderr = files.enter_context(stderr_path.open("ab")) if stderr_path else subprocess.PIPE
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "questworlds_site.asgi:application",
-            ],
+            [sys.executable, *(a.format(port=port) for a in SERVERS[server])],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
