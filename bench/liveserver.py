@@ -328,8 +328,12 @@ def nginx_config(prefix: Path, port: int, upstreams: list[str], static_root: Pat
         f"    {kind}_temp_path {prefix / kind};"
         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
+    # Started by root (a CI container), nginx's workers would drop to `nobody` and be
+    # refused the caller's files (a static root in a private temp folder): keep them as
+    # the caller, as an ordinary user's nginx does anyway.
+    user = "user root;\n" if os.geteuid() == 0 else ""
     return (
-        f"daemon off;\nworker_processes 1;\npid {prefix / 'nginx.pid'};\n"
+        f"daemon off;\n{user}worker_processes 1;\npid {prefix / 'nginx.pid'};\n"
         f"error_log {prefix / 'error.log'} warn;\n"
         "events { worker_connections 8192; }\n"
         f"http {{\n    access_log off;\n    include /etc/nginx/mime.types;\n{temp}\n{conf}\n}}\n"
