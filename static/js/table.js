@@ -90,7 +90,10 @@
     const contest = match[1], seq = Number(match[2]);
     if (contest !== shownContest) return;
     const appends = message.indexOf('hx-swap-oob="afterbegin:#roll-log"') >= 0;
-    if (seq < shownSeq || (appends && seq === shownSeq)) {
+    // An entry already in the log (a full state that came first and is still settling)
+    // is never added twice.
+    const logged = appends && document.querySelector('#roll-log > li[data-seq="' + seq + '"]');
+    if (seq < shownSeq || (appends && seq === shownSeq) || logged) {
       evt.preventDefault();
       return;
     }
