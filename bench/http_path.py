@@ -552,6 +552,7 @@ async def measure(
     owned: dict[int, tuple[int, int]],
     params: dict[str, Any],
     profile: tuple[int, Path] | None,
+    progress: dict[int, int],
 ) -> tuple[dict[str, Any], str]:
     """Connect every table's 8 sockets and the two actors' browsers at `host:port`, then
     offer each rate in turn; stops after the first rate that misses the target."""
@@ -574,7 +575,14 @@ async def measure(
             first = next(s for s in sockets_of[table.campaign_id] if s.role == "gm")
             playing.append(
                 Playing(
-                    table, character_id, ability_id, first.contest_id, first.max_seq, gm, player
+                    table,
+                    character_id,
+                    ability_id,
+                    first.contest_id,
+                    first.max_seq,
+                    gm,
+                    player,
+                    step=progress.get(table.campaign_id, 0),
                 )
             )
         steps, capacity = [], 0
@@ -601,6 +609,8 @@ async def measure(
         return measured, recorder.samples.get("player", "")
     finally:
         for one in playing:
+            # Where each table is in its cycle, for the next topology's run.
+            progress[one.table.campaign_id] = one.step
             await one.gm.close()
             await one.player.close()
         await close_clients(sockets)
@@ -659,6 +669,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         connections.close_all()
         watch_pg = figures["machine"]["database"] == "postgresql"
         figures["capacity"] = {}
+        progress: dict[int, int] = {}  # each table's place in its cycle, between runs
         fragment = ""
         processes = {"1_process": 1, f"{params['processes']}_processes_nginx": params["processes"]}
         for label, count in processes.items():
@@ -689,7 +700,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
                 meters = [CpuMeter(process.pid) for process, _ in servers]
                 profile = (servers[0][0].pid, work) if count == 1 else None
                 measured, sample = asyncio.run(
-                    measure("127.0.0.1", port, tables, owned, params, profile)
+                    measure("127.0.0.1", port, tables, owned, params, profile, progress)
                 )
                 measured["server_cpu_percent"] = [meter.percent() for meter in meters]
                 if watch:
