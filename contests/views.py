@@ -30,6 +30,9 @@ CONTROL_FIELDS = {"action", "contest", "key", "seq", "csrfmiddlewaretoken"}
 LIST_FIELDS = {"participants"}
 # Fields a form posts several times: a list of every value.
 MULTI_VALUE = ("states", "characters")
+# Groups of fields whose empty value is itself a choice ("none", in the GM's consequence
+# selects): kept, so that "none" for every side is not read as "no edit" (the suggestion).
+BLANK_IS_A_CHOICE = ("edit.",)
 LIST_ROW = re.compile(r"^([a-z_]+)\.([0-9]{1,2})\.([a-z_]+)$")
 
 
@@ -168,7 +171,9 @@ def _message_from_post(post) -> dict:
     data: dict = {}
     rows: dict[str, dict[int, dict]] = {}
     for name, value in post.items():
-        if name in CONTROL_FIELDS or name in MULTI_VALUE or value == "":
+        if name in CONTROL_FIELDS or name in MULTI_VALUE:
+            continue
+        if value == "" and not name.startswith(BLANK_IS_A_CHOICE):
             continue
         # "participants.2.name" -> data["participants"][2]["name"]
         row = LIST_ROW.match(name)

@@ -105,3 +105,40 @@ def test_a_repeated_action_says_already_done_and_changes_nothing(client, table, 
     assert "Already done" in second and 'id="contest"' in second
     contest.refresh_from_db()
     assert contest.seq == 2
+
+
+def test_the_gms_none_for_every_side_writes_no_consequence(
+    client, table, session, gm, alice, tamsin
+):
+    """The confirm form's selects offer "none" (an empty value): a GM who picks it for
+    every side confirms no consequence at all, not the engine's suggestion (§2.11)."""
+    contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(18, 3))  # failure vs success: a minor defeat
+    table.act(contest, gm, "resolve")
+    assert contest.state["suggested"] == [{"side": "pc", "state": "impaired"}]
+    client.force_login(gm)
+    blank = {"edit.pc": "", "edit.pc_benefit": "", "edit.opponent": "", "edit.opponent_benefit": ""}
+    response = post(client, table.campaign, contest, "apply_consequences", **blank)
+    assert response.status_code == 200
+    assert 'data-acked="' in response.content.decode()
+    contest.refresh_from_db()
+    assert contest.state["phase"] == "finished"
+    assert contest.state["applied"] == []
+    assert not tamsin.conditions.exists()
+
+
+def test_the_gms_edit_from_the_form_is_what_is_written(client, table, session, gm, alice, tamsin):
+    """One side's select changed, the others left at "none": only that one is written."""
+    contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(18, 3))
+    table.act(contest, gm, "resolve")
+    client.force_login(gm)
+    fields = {"edit.pc": "hurt", "edit.pc_benefit": "", "edit.opponent_benefit": ""}
+    post(client, table.campaign, contest, "apply_consequences", **fields)
+    assert [c.state for c in tamsin.conditions.all()] == ["hurt"]
