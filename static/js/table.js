@@ -343,8 +343,8 @@
 
 // Table chat. The sender's own answer carries the whole chat list, so the broadcast of
 // the same line may arrive after it: a line already on the page is not added twice.
-// Once a line is taken, the message box empties for the next one; the list shows the
-// newest line at its bottom.
+// Once a line is taken, the message box empties for the next one (unless the next one
+// is already typed there); the list shows the newest line at its bottom.
 (function () {
   const APPENDED = /hx-swap-oob="beforeend:#chat-log"[^]*?data-chat-line="(\d+)"/;
   function showNewest() {
@@ -357,12 +357,24 @@
       evt.preventDefault();
     }
   });
-  document.body.addEventListener("htmx:afterRequest", function (evt) {
+  function chatForm(evt) {
     const form = evt.detail.elt;
-    if (!form || !form.matches || !form.matches("[data-chat-form]")) return;
+    return form && form.matches && form.matches("[data-chat-form]") ? form : null;
+  }
+  // What each request carries, read as it is sent: a line typed while the previous one
+  // is on its way is queued by htmx and sent next, never wiped by the first one's answer.
+  document.body.addEventListener("htmx:configRequest", function (evt) {
+    const form = chatForm(evt);
+    if (form) form.dataset.sending = evt.detail.parameters.text || "";
+  });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    const form = chatForm(evt);
+    if (!form) return;
+    const sent = form.dataset.sending;
+    delete form.dataset.sending;
     if (evt.detail.xhr && evt.detail.xhr.status === 200) {
       const box = form.querySelector('[name="text"]');
-      if (box) {
+      if (box && box.value === sent) {
         box.value = "";
         box.focus();
       }

@@ -45,3 +45,28 @@ def test_chat_lines_reach_the_table_and_whispers_only_the_gm(table_server, peopl
 
     # Nothing wider than the phone's screen.
     assert alice.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_a_line_typed_while_the_last_is_on_its_way_is_sent_next(table_server, people):
+    """Two lines in quick succession: the second, typed and sent before the first's
+    answer came back, is neither dropped nor wiped from the box by that answer."""
+    campaign_id = table_server.new_campaigns("Quick words")["Quick words"]
+    gm = people.at_table("gm", campaign_id)
+    bob = people.at_table("bob", campaign_id)
+    held: list = []
+    # The first line's answer is slow (a busy server): the second is typed meanwhile.
+    bob.route("**/table/chat/", lambda route: held.append(route) if not held else route.continue_())
+    say(bob, "First, the rope", "Out of character")
+    for _ in range(100):  # until the first line's request is held on its way
+        if held:
+            break
+        bob.wait_for_timeout(20)
+    assert held
+    say(bob, "then the lantern", "Out of character")
+    held[0].continue_()
+    for page in (gm, bob):
+        log = page.locator("#chat-log [data-chat-line]")
+        expect(log).to_have_count(2)
+        expect(log.nth(0)).to_contain_text("First, the rope")
+        expect(log.nth(1)).to_contain_text("then the lantern")
+    expect(bob.locator("form[data-chat-form]").get_by_label("Message")).to_have_value("")
