@@ -113,6 +113,8 @@ CYCLE = (
     ("gm", "apply_consequences"),
     ("gm", "frame"),
 )
+# The confirm form's selects, for the PC's side and the opponent's.
+CONSEQUENCE_SELECTS = ("pc", "pc_benefit", "opponent", "opponent_benefit")
 ACK_RE = re.compile(rb'data-acked="(\d+)"')
 ERROR_RE = re.compile(rb'id="table-error"[^>]*>([^<]*)<')
 TOKEN_RE = re.compile(r'"X-CSRFToken": "([^"]+)"')
@@ -256,6 +258,10 @@ class Playing:
             fields.update(side="pc", ability_id=self.ability_id)
         elif action == "set_tactic":
             fields.update(side="pc", tactic="Swim for the far bank")
+        elif action == "apply_consequences":
+            # The confirm form with "none" chosen for every side: the same character
+            # plays hundreds of contests in a run, and would otherwise end up dying.
+            fields.update({f"edit.{name}": "" for name in CONSEQUENCE_SELECTS})
         return (self.gm if who == "gm" else self.player), action, fields
 
 

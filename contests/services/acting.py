@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from ..events import checked_payload
@@ -45,7 +46,13 @@ def contest_act(
     key = _check_key(idempotency_key)
     if not isinstance(data, dict):
         raise ContestError("an action's data must be an object")
-    contests = Contest.objects.select_for_update().select_related("campaign")
+    # The contest locked, with whether this key was already used, in one query.
+    earlier = ContestEvent.objects.filter(contest=OuterRef("pk"), idempotency_key=key)
+    contests = (
+        Contest.objects.select_for_update()
+        .select_related("campaign")
+        .annotate(done_id=Subquery(earlier.values("pk")[:1]))
+    )
     if campaign_id is not None:
         contests = contests.filter(campaign_id=campaign_id)
     contest = contests.filter(pk=contest_id).first()
@@ -54,9 +61,8 @@ def contest_act(
     actor = actor_for(contest.campaign, user)
     if actor.role == "spectator":
         raise ContestError("spectators watch; they cannot act in a contest")
-    done = contest.events.filter(idempotency_key=key).first()
-    if done:
-        return ActionResult(contest, done, created=False)
+    if contest.done_id is not None:
+        return ActionResult(contest, ContestEvent.objects.get(pk=contest.done_id), created=False)
     if expected_seq is not None and expected_seq != contest.seq:
         raise ContestError(
             f"the table has moved on (you saw step {expected_seq}, it is at {contest.seq}); "
