@@ -282,24 +282,6 @@ def add_abilities(tables: list[Table]) -> dict[int, tuple[int, int]]:
     }
 
 
-async def _settle(
-    recorder: Recorder, clients: list[Client], contest_id: int, seq: int, limit: float
-) -> bool:
-    deadline = time.perf_counter() + limit
-    while time.perf_counter() < deadline:
-        if len(recorder.arrivals.get((contest_id, seq), {})) >= len(clients):
-            return True
-        await asyncio.sleep(0.002)
-    return False
-
-
-async def _new_contest(gm_socket: Client, old: int, limit: float) -> int:
-    deadline = time.perf_counter() + limit
-    while time.perf_counter() < deadline and gm_socket.contest_id == old:
-        await asyncio.sleep(0.002)
-    return gm_socket.contest_id
-
-
 async def play_step(
     playing: Playing, recorder: Recorder, sockets: list[Client], actions: list[Action]
 ) -> None:
@@ -324,9 +306,9 @@ async def play_step(
     action.seq = int(acked.group(1))
     if name == "frame":
         gm_socket = next(c for c in sockets if c.role == "gm")
-        action.contest_id = await _new_contest(gm_socket, playing.contest_id, LOST_AFTER_S)
+        action.contest_id = await recorder.new_contest(gm_socket, playing.contest_id, LOST_AFTER_S)
         playing.contest_id = action.contest_id
-    if await _settle(recorder, sockets, action.contest_id, action.seq, LOST_AFTER_S):
+    if await recorder.all_have(action.contest_id, action.seq, len(sockets), LOST_AFTER_S):
         playing.seq = action.seq
         playing.step += 1
 

@@ -89,6 +89,36 @@ class Recorder:
         self.last_message_at = time.perf_counter()
         self.sizes: dict[str, int] = {}
         self.samples: dict[str, str] = {}
+        # Who waits for what, woken by the message that completes it (no polling: the
+        # benchmark's client shares the machine with the server it measures).
+        self.step_waiters: dict[tuple[int, int], tuple[int, asyncio.Future]] = {}
+        self.contest_waiters: dict[int, asyncio.Future] = {}
+
+    async def all_have(self, contest_id: int, seq: int, count: int, limit: float) -> bool:
+        """Whether `count` clients have step `seq` of the contest within `limit` seconds."""
+        key = (contest_id, seq)
+        if len(self.arrivals.get(key, ())) >= count:
+            return True
+        future = asyncio.get_running_loop().create_future()
+        self.step_waiters[key] = (count, future)
+        try:
+            await asyncio.wait_for(future, limit)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.step_waiters.pop(key, None)
+
+    async def new_contest(self, client: Client, old: int, limit: float) -> int:
+        """The contest `client` shows once it is no longer `old` (or `old` after `limit`)."""
+        if client.contest_id != old:
+            return client.contest_id
+        future = asyncio.get_running_loop().create_future()
+        self.contest_waiters[client.index] = future
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(future, limit)
+        self.contest_waiters.pop(client.index, None)
+        return client.contest_id
 
     def on_message(self, client: Client, message: str | bytes, now: float) -> None:
         if isinstance(message, bytes):
@@ -107,6 +137,9 @@ class Recorder:
             if contest_id != client.contest_id and contest_id > client.contest_id:
                 # A new contest is framed: its steps count from 1.
                 client.contest_id, client.max_seq = contest_id, 0
+                waiter = self.contest_waiters.get(client.index)
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(contest_id)
             if (contest_id, seq) in client.seen:
                 self.duplicated += 1
             elif contest_id < client.contest_id or seq < client.max_seq:
@@ -114,7 +147,11 @@ class Recorder:
             client.seen.add((contest_id, seq))
             if contest_id == client.contest_id:
                 client.max_seq = max(client.max_seq, seq)
-            self.arrivals.setdefault((contest_id, seq), {}).setdefault(client.index, now)
+            arrived = self.arrivals.setdefault((contest_id, seq), {})
+            arrived.setdefault(client.index, now)
+            waiter = self.step_waiters.get((contest_id, seq))
+            if waiter is not None and len(arrived) >= waiter[0] and not waiter[1].done():
+                waiter[1].set_result(True)
             self.sizes[client.role] = len(message.encode())
             self.samples[client.role] = message
             return
