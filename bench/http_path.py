@@ -265,20 +265,62 @@ class Playing:
         return (self.gm if who == "gm" else self.player), action, fields
 
 
-def add_abilities(tables: list[Table]) -> dict[int, tuple[int, int]]:
-    """Each table's character gets an ability to choose: {campaign id: (character, ability)}."""
-    from characters.models import Ability, Character
+# A sheet as a table has them (docs/benchmarks.md): a dozen abilities, one a flaw. Every
+# player at a table has a character with one, so that the panel offers each of them
+# augments while abilities are chosen, as it does at a real table.
+SHEET = (
+    ("Swimming", 15),
+    ("Boatcraft", 14),
+    ("Climbing", 13),
+    ("Sword fighting", 17),
+    ("Riddles", 12),
+    ("Haggling", 13),
+    ("Singing", 11),
+    ("Tracking", 16),
+    ("Horse riding", 14),
+    ("Lore of the river", 18),
+    ("Stubborn", 15),
+    ("Afraid of heights", 13),
+)
 
-    characters = {
+
+def add_abilities(tables: list[Table]) -> dict[int, tuple[int, int]]:
+    """Every player at each table gets a character with a full sheet (the first player's
+    is the one in the cycle's contests): {campaign id: (character, its first ability)}."""
+    from characters.models import Ability, AbilityKind, Character
+
+    existing = {
         c.campaign_id: c
         for c in Character.objects.filter(campaign_id__in=[t.campaign_id for t in tables])
     }
-    abilities = Ability.objects.bulk_create(
-        Ability(character=characters[t.campaign_id], name="Swimming", rating=15) for t in tables
+    Character.objects.bulk_create(
+        Character(
+            name=f"Companion {t.index}-{i}", player_id=seat.user_id, campaign_id=t.campaign_id
+        )
+        for t in tables
+        for i, seat in enumerate(t.seats[2:], start=2)
     )
+    everyone = Character.objects.filter(campaign_id__in=[t.campaign_id for t in tables])
+    Ability.objects.bulk_create(
+        Ability(
+            character=character,
+            name=name,
+            rating=rating,
+            position=position,
+            kind=AbilityKind.FLAW if name.startswith("Afraid") else AbilityKind.STANDALONE,
+        )
+        for character in everyone
+        for position, (name, rating) in enumerate(SHEET)
+    )
+    first = {
+        a.character_id: a.pk
+        for a in Ability.objects.filter(
+            character__in=[c.pk for c in existing.values()], name=SHEET[0][0]
+        )
+    }
     return {
-        t.campaign_id: (characters[t.campaign_id].pk, ability.pk)
-        for t, ability in zip(tables, abilities, strict=True)
+        t.campaign_id: (existing[t.campaign_id].pk, first[existing[t.campaign_id].pk])
+        for t in tables
     }
 
 
