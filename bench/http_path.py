@@ -70,7 +70,7 @@ from .table_common import (
     log,
 )
 from .table_data import Table, make_tables, setup_django
-from .table_scenarios import bare_fanout
+from .table_scenarios import bare_fanout, idle_sockets
 
 __all__ = ["main", "run"]
 from .table_system import (
@@ -81,7 +81,13 @@ from .table_system import (
     raise_open_file_limit,
 )
 
-TARGETS = {"capacity_per_s": 100, "p99_ms": 100.0, "light_p50_ms": 15.0, "light_p99_ms": 40.0}
+TARGETS = {
+    "capacity_per_s": 100,
+    "p99_ms": 100.0,
+    "light_p50_ms": 15.0,
+    "light_p99_ms": 40.0,
+    "idle_cpu_percent": 5.0,
+}
 FULL = {
     "tables": 60,
     "rates": (10, 20, 30, 40, 60, 80, 100, 130, 160),
@@ -91,6 +97,8 @@ FULL = {
     "bare_samples": 200,
     "profile_seconds": 8.0,
     "profile_rate": 15,
+    "idle_sockets": 2000,
+    "idle_sample_seconds": 10.0,
     "alarm_seconds": 1800,
 }
 SMALL = {
@@ -102,8 +110,12 @@ SMALL = {
     "bare_samples": 20,
     "profile_seconds": 0.0,
     "profile_rate": 5,
+    "idle_sockets": 100,
+    "idle_sample_seconds": 2.0,
     "alarm_seconds": 280,
 }
+# A table page pings the server this often while it is in view (static/js/table.js).
+PAGE_PING_SECONDS = 2.0
 # The realistic cycle: who acts (the GM, or the player of the contest's character).
 CYCLE = (
     ("player", "choose_ability"),
@@ -660,7 +672,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         "targets": TARGETS,
     }
     figures["machine"]["open_file_limit"] = raise_open_file_limit(
-        params["tables"] * CLIENTS_PER_TABLE * 4 + 1024
+        params["tables"] * CLIENTS_PER_TABLE * 4 + params["idle_sockets"] * 2 + 1024
     )
     with fresh_database(work, template="migrated") as database_url:
         figures["machine"]["database"] = (
@@ -741,6 +753,30 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
                 measured["met"] = measured["capacity_per_s"] >= TARGETS["capacity_per_s"]
                 figures["capacity"][label] = measured
                 fragment = fragment or sample
+        log(f"idle: {params['idle_sockets']} sockets on 1 {params['server']} process")
+        with daphne_process(env, stderr_path=work / "server-idle.log", server=params["server"]) as (
+            process,
+            base,
+        ):
+            port = urllib.parse.urlsplit(base).port
+            idle = asyncio.run(
+                idle_sockets(
+                    port,
+                    process.pid,
+                    tables,
+                    params["idle_sockets"],
+                    params["idle_sample_seconds"],
+                    ping_every=PAGE_PING_SECONDS,
+                )
+            )
+        idle["met"] = bool(
+            idle["open"] == idle["sockets"] and idle["cpu_percent"] < TARGETS["idle_cpu_percent"]
+        )
+        figures["idle_sockets"] = idle
+        log(
+            f"  idle {idle['cpu_percent']}% of a core, with the page heartbeat "
+            f"{idle['page_heartbeat']['cpu_percent']}%"
+        )
         if fragment:
             log("bare websockets server")
             with bare_server(work / "bare.log") as bare_port:
@@ -754,6 +790,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             and light["p50_ms"] <= TARGETS["light_p50_ms"],
             "light_load_p99": light["p99_ms"] is not None
             and light["p99_ms"] <= TARGETS["light_p99_ms"],
+            "idle_sockets": figures["idle_sockets"]["met"],
         }
     figures["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     figures["elapsed_seconds"] = round(time.monotonic() - started, 1)

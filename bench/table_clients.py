@@ -86,6 +86,7 @@ class Recorder:
         self.out_of_order = 0
         self.broadcasts = 0
         self.messages = 0
+        self.pongs = 0  # answers to the page's heartbeat
         self.last_message_at = time.perf_counter()
         self.sizes: dict[str, int] = {}
         self.samples: dict[str, str] = {}
@@ -154,6 +155,9 @@ class Recorder:
                 waiter[1].set_result(True)
             self.sizes[client.role] = len(message.encode())
             self.samples[client.role] = message
+            return
+        if 'id="table-pong"' in message:
+            self.pongs += 1
             return
         acked = ACK_RE.search(message)
         if acked and client.pending:

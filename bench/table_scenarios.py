@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import os
 import time
 import uuid
@@ -142,11 +143,40 @@ async def many_tables(
         await close_clients(clients)
 
 
+# What a table page sends every 2 s while it is in view (static/js/table.js).
+PAGE_PING = '{"action":"ping"}'
+
+
+async def _page_heartbeats(clients: list[Client], every: float) -> None:
+    """Each client pings as an open page in view does, every `every` seconds, the
+    clients spread evenly over the period."""
+    start = time.perf_counter()
+    beat = 0
+    while True:
+        for index, client in enumerate(clients):
+            due = start + beat * every + index * every / len(clients)
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if client.reader is not None and not client.reader.done():
+                with contextlib.suppress(Exception):
+                    await client.ws.send(PAGE_PING)
+        beat += 1
+
+
 async def idle_sockets(
-    port: int, pid: int, tables: list[Table], sockets: int, sample_seconds: float
+    port: int,
+    pid: int,
+    tables: list[Table],
+    sockets: int,
+    sample_seconds: float,
+    ping_every: float | None = None,
 ) -> dict[str, Any]:
     """Figure 3: `sockets` idle connections spread over the tables (reusing each table's
-    8 users, several sockets per user), then the Daphne process's CPU and memory."""
+    8 users, several sockets per user), then the Daphne process's CPU and memory.
+
+    With `ping_every`, CPU is sampled a second time while every socket sends the page's
+    heartbeat at that period (the pages are open and in view, nobody acts)."""
     recorder = Recorder()
     seats = [(table, seat) for table in tables for seat in table.seats]
     clients, keys = [], {}
@@ -196,6 +226,24 @@ async def idle_sockets(
             "target": TARGETS["idle_sockets"],
         }
         figures["met"] = bool(cpu < TARGETS["idle_sockets"]["cpu_percent"] and alive == sockets)
+        if ping_every:
+            pongs_before = recorder.pongs
+            pinging = asyncio.create_task(_page_heartbeats(clients, ping_every))
+            try:
+                await asyncio.sleep(ping_every)  # every socket has pinged once
+                meter.start()
+                pongs_at = recorder.pongs
+                await asyncio.sleep(sample_seconds)
+                figures["page_heartbeat"] = {
+                    "ping_every_s": ping_every,
+                    "cpu_percent": meter.percent(),
+                    "pongs_per_s": round((recorder.pongs - pongs_at) / sample_seconds, 1),
+                    "pongs": recorder.pongs - pongs_before,
+                }
+            finally:
+                pinging.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pinging
         return figures
     finally:
         await close_clients(clients)

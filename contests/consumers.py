@@ -22,6 +22,7 @@ from campaigns.models import Campaign, Session
 
 from . import live, presence
 from .broadcast import table_group_name
+from .heartbeat import PONG
 from .table_actions import KNOWN_ACTIONS, perform
 
 logger = logging.getLogger(__name__)
@@ -39,8 +40,6 @@ CLOSE_ROLE_CHANGED = 4409
 # htmx ws extension reconnects by itself.
 CLOSE_TRY_AGAIN = 1013
 MAX_MESSAGE_BYTES = 4096
-# The answer to the page's heartbeat: an empty out-of-band swap of a hidden element.
-PONG = '<div id="table-pong" hx-swap-oob="true" hidden></div>'
 
 
 async def release_channel(layer, channel: str) -> None:
@@ -195,8 +194,9 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         action = message.get("action")
         if action == "ping":
-            # The page's heartbeat (static/js/table.js): an answer within seconds says
-            # the connection is alive; no database work, no rate limit.
+            # The page's heartbeat (static/js/table.js), written otherwise than the page
+            # writes it (heartbeat.py answers that one before it gets here): an answer
+            # says the connection is alive; no database work, no rate limit.
             await self.send(text_data=PONG)
             return
         if action == "resync":

@@ -1,7 +1,9 @@
 from django.urls import path
 
 from .consumers import TableConsumer
+from .heartbeat import HeartbeatMiddleware
 
 websocket_urlpatterns = [
-    path("ws/tables/<int:campaign_id>/", TableConsumer.as_asgi()),
+    # The page's heartbeat is answered before the consumer (heartbeat.py).
+    path("ws/tables/<int:campaign_id>/", HeartbeatMiddleware(TableConsumer.as_asgi())),
 ]

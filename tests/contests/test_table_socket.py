@@ -152,3 +152,51 @@ async def test_a_removed_member_is_disconnected_at_once(campaign, alice):
     assert output["code"] == 4404
     assert await TablePresence.objects.acount() == 0
     await socket.disconnect()
+
+
+async def test_the_pages_heartbeat_is_answered_and_changes_nothing(campaign, alice):
+    """The page's ping, exactly as static/js/table.js writes it, and one written
+    otherwise: each gets the pong the page listens for; nothing else is sent back."""
+    socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
+    await socket.connect()
+    await receive_until(socket, "Alice")
+    presence = await TablePresence.objects.acount()
+    for ping in ('{"action":"ping"}', '{ "action": "ping" }'):
+        await socket.send_to(text_data=ping)
+        assert 'id="table-pong"' in await receive_until(socket, 'id="table-pong"')
+    # Nothing else comes back but the table's presence updates (sent on connect).
+    while not await socket.receive_nothing(timeout=0.3):
+        assert 'id="presence"' in await socket.receive_from()
+    assert await TablePresence.objects.acount() == presence
+    # The socket still works as a table socket after its heartbeats.
+    await socket.send_to(text_data=json.dumps({"action": "resync"}))
+    assert 'id="presence"' in await receive_until(socket, 'id="presence"')
+    await socket.disconnect()
+
+
+async def test_a_refused_socket_gets_no_pong(campaign, charlie):
+    """Not a member: the socket is closed with 4403, and a ping that reaches the server
+    before the close is not answered."""
+    from contests.heartbeat import HeartbeatMiddleware
+
+    sent = []
+
+    async def app(scope, receive, send):
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.close", "code": 4403})
+        sent.append(await receive())
+
+    async def receive():
+        return {"type": "websocket.receive", "text": '{"action":"ping"}'}
+
+    async def send(message):
+        sent.append(message)
+
+    await HeartbeatMiddleware(app)({"type": "websocket"}, receive, send)
+    assert [m["type"] for m in sent] == [
+        "websocket.accept",
+        "websocket.close",
+        "websocket.receive",
+    ]
