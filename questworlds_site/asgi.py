@@ -2,10 +2,15 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "questworlds_site.settings")
-django_asgi_app = get_asgi_application()  # set up Django before importing consumers
+django.setup(set_prefix=False)  # as get_asgi_application(), before importing consumers
+
+from .handler import OneThreadASGIHandler  # noqa: E402
+
+# Django's handler, but the middleware and the view run in one thread (handler.py).
+django_asgi_app = OneThreadASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

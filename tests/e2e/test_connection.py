@@ -112,7 +112,9 @@ def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browse
     expect(alice.locator("#my-character")).to_contain_text("pick the ability")
     alice.locator("#my-character").get_by_role("button", name="Use River Guide 3M").click()
     expect(alice.locator("#my-character")).not_to_contain_text("pick the ability")
+    alice.wait_for_timeout(600)  # the pick's own reload comes 250 ms after the change
     picked = len(fetched)
+    assert picked >= 1, "a pick changes the sheet: it is fetched again"
     bar(gm).get_by_role("button", name="Roll", exact=True).click()
     expect(alice.locator("#contest .pending")).to_be_visible()
     bar(gm).get_by_role("button", name="Resolve").click()
