@@ -68,8 +68,9 @@ def thread_cpu_seconds(pid: int) -> dict[int, float]:
 
 
 class ThreadMeter:
-    """Which threads of a process used the CPU: its main thread (Twisted's reactor and
-    the asyncio loop in Daphne) and the busiest others (sync_to_async workers)."""
+    """Which threads of a process used the CPU: its main thread (uvicorn's event loop;
+    Twisted's reactor and the asyncio loop under Daphne) and the busiest others
+    (sync_to_async workers)."""
 
     def __init__(self, pid: int) -> None:
         self.pid, self.before, self.wall = pid, thread_cpu_seconds(pid), time.monotonic()
@@ -166,7 +167,7 @@ def redis_subscriptions_left(redis_url: str, limit: float = 60.0) -> dict[str, A
 
     The pubsub layer unsubscribes a closed socket's channel as its consumer exits,
     through one lock per Redis connection, so after a mass disconnect the unsubscribes
-    drain one by one; stopping Daphne before they have would cancel the rest (each one
+    drain one by one; stopping the server before they have would cancel the rest (each one
     logs a CancelledError). The core layer subscribes to nothing.
     """
     import redis
