@@ -343,9 +343,20 @@
 
 // Table chat. The sender's own answer carries the whole chat list, so the broadcast of
 // the same line may arrive after it: a line already on the page is not added twice.
-// Once a line is taken, the message box empties for the next one; the list shows the
-// newest line at its bottom.
+// Once a line is taken, the message box empties for the next one, unless something else
+// was typed there while it was on its way (Send is disabled meanwhile, so that line was
+// not sent: it stays to be sent); the list shows the newest line at its bottom.
 (function () {
+  const sending = new WeakMap();  // each chat form's line on its way
+  function chatForm(evt) {
+    const form = evt.detail.elt;
+    return form && form.matches && form.matches("[data-chat-form]") ? form : null;
+  }
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const form = chatForm(evt);
+    const box = form && form.querySelector('[name="text"]');
+    if (box) sending.set(form, box.value);
+  });
   const APPENDED = /hx-swap-oob="beforeend:#chat-log"[^]*?data-chat-line="(\d+)"/;
   function showNewest() {
     const log = document.getElementById("chat-log");
@@ -358,11 +369,13 @@
     }
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
-    const form = evt.detail.elt;
-    if (!form || !form.matches || !form.matches("[data-chat-form]")) return;
+    const form = chatForm(evt);
+    if (!form) return;
+    const sent = sending.get(form);
+    sending.delete(form);
     if (evt.detail.xhr && evt.detail.xhr.status === 200) {
       const box = form.querySelector('[name="text"]');
-      if (box) {
+      if (box && box.value === sent) {
         box.value = "";
         box.focus();
       }

@@ -45,3 +45,34 @@ def test_chat_lines_reach_the_table_and_whispers_only_the_gm(table_server, peopl
 
     # Nothing wider than the phone's screen.
     assert alice.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_a_line_typed_while_the_last_is_on_its_way_is_kept_to_send(table_server, people):
+    """Send is disabled while a line is on its way, so Enter then sends nothing; the
+    answer to the line before must not wipe the one typed meanwhile."""
+    campaign_id = table_server.new_campaigns("Chat in a hurry")["Chat in a hurry"]
+    bob = people.at_table("bob", campaign_id)
+    held = []
+
+    def hold(route) -> None:  # the first line waits here until the test lets it go
+        held.append(route)
+
+    bob.route("**/table/chat/", hold)
+    say(bob, "first line", "Out of character")
+    for _ in range(100):
+        if held:
+            break
+        bob.wait_for_timeout(50)
+    assert len(held) == 1, held
+    form = bob.locator("form[data-chat-form]")
+    expect(form.locator("button[type=submit]")).to_be_disabled()
+    say(bob, "second line", "Out of character")  # Enter sends nothing yet
+    held[0].continue_()
+    bob.unroute("**/table/chat/")
+    expect(bob.locator("#chat-log")).to_contain_text("Bob (out of character): first line")
+    expect(form.locator("button[type=submit]")).to_be_enabled()
+    expect(form.get_by_label("Message")).to_have_value("second line")
+    form.get_by_label("Message").press("Enter")
+    expect(bob.locator("#chat-log")).to_contain_text("Bob (out of character): second line")
+    expect(form.get_by_label("Message")).to_have_value("")
+    expect(bob.locator("#chat-log [data-chat-line]")).to_have_count(2)
