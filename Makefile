@@ -4,6 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
+# How uvicorn serves the app here and in the image (Dockerfile); bench/liveserver.py's
+# UVICORN_OPTIONS, which the tests start, is the same list (docs/deploy.md says why each).
+UVICORN_OPTIONS := --loop uvloop --http httptools --ws websockets-sansio --ws-max-size 65536 \
+	--ws-per-message-deflate false --lifespan off --no-proxy-headers --no-access-log \
+	--timeout-graceful-shutdown 2
 
 .PHONY: run test lint format bench bench-smoke migrate demo clean
 
@@ -27,7 +32,7 @@ demo: migrate
 run: demo
 	$(PY) manage.py clear_presence
 	@echo "QuestWorlds Table on http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) questworlds_site.asgi:application
+	$(VENV)/bin/uvicorn --host $(HOST) --port $(PORT) $(UVICORN_OPTIONS) questworlds_site.asgi:application
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
@@ -49,7 +54,7 @@ bench-smoke: $(VENV)/.dev
 	$(PY) -m pytest -m bench -n0 -p no:randomly
 
 # The odds benchmark, the live table over its sockets, then the browsers' own path
-# (htmx POSTs; 1 Daphne and 2 behind Debian's nginx). Needs Redis; ~15 min in all.
+# (htmx POSTs; 1 uvicorn process and 2 behind Debian's nginx). Needs Redis; ~15 min in all.
 bench: $(VENV)/.dev
 	$(PY) -m bench.odds
 	$(PY) -m bench.table

@@ -11,7 +11,7 @@ the consequences -> frame the next contest. An action's latency runs from just b
 its POST is written until the last of its table's 8 sockets has received the broadcast
 of the step the answer acknowledged. Printed as JSON on stdout (progress on stderr):
 
-- "capacity": for 1 Daphne process straight, and for N processes behind Debian's nginx
+- "capacity": for 1 server process straight, and for N processes behind Debian's nginx
   (docs/deploy/nginx.conf, bench.liveserver.nginx_balancer), actions are offered at
   rising rates (open loop, spread over many tables, a table acting again only once its
   last step reached everyone); each rate's p50/p99, delivered rate, losses, duplicates,
@@ -51,9 +51,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.liveserver import (
+    DEFAULT_SERVER,
     SERVERS,
     ServerError,
-    daphne_process,
+    app_process,
     fresh_database,
     manage,
     nginx_balancer,
@@ -546,8 +547,9 @@ PROFILE_GROUPS = (
         ("django/core/handlers", "asgiref", "django/http", "django/urls"),
     ),
     (
-        "websockets and server (Daphne, Twisted, autobahn)",
-        ("daphne", "twisted", "autobahn", "channels/"),
+        # uvicorn's own frames, websockets' and httptools'; Daphne's when compared.
+        "websockets and server (uvicorn, websockets; Daphne, Twisted, autobahn)",
+        ("uvicorn/", "websockets/", "httptools", "daphne", "twisted", "autobahn", "channels/"),
     ),
 )
 
@@ -722,7 +724,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             with contextlib.ExitStack() as stack:
                 servers = [
                     stack.enter_context(
-                        daphne_process(
+                        app_process(
                             env,
                             stderr_path=work / f"server-{label}-{i}.log",
                             server=params["server"],
@@ -754,7 +756,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
                 figures["capacity"][label] = measured
                 fragment = fragment or sample
         log(f"idle: {params['idle_sockets']} sockets on 1 {params['server']} process")
-        with daphne_process(env, stderr_path=work / "server-idle.log", server=params["server"]) as (
+        with app_process(env, stderr_path=work / "server-idle.log", server=params["server"]) as (
             process,
             base,
         ):
@@ -807,7 +809,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, help="app processes behind nginx (default 2)")
     parser.add_argument("--rates", help="the offered rates to try, e.g. 10,20,40")
     parser.add_argument(
-        "--server", choices=sorted(SERVERS), default="daphne", help="the ASGI server to run"
+        "--server",
+        choices=sorted(SERVERS),
+        default=DEFAULT_SERVER,
+        help="the ASGI server to run (daphne: for comparison, if installed)",
     )
     args = parser.parse_args(argv)
     params = dict(SMALL if args.small else FULL)

@@ -1,8 +1,9 @@
-"""Start the real app (Daphne) in a child process on a fresh database, for browser tests,
-the `make run` smoke test and the live-table benchmark (`bench.table`).
+"""Start the real app (uvicorn, as production runs it) in a child process on a fresh
+database, for browser tests, the multi-process tests and the benchmarks.
 
-`daphne_process` is the one place that launches Daphne; `daphne_server` and
-`demo_server` wrap it."""
+`app_process` is the one place that launches the ASGI server; `app_server` and
+`demo_server` wrap it. `SERVERS["uvicorn"]` is production's command line: the Dockerfile
+and `make run` use the same options (tests/site/test_asgi_server.py holds them to it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import contextlib
 import fcntl
 import hashlib
 import http.cookiejar
+import importlib.util
 import os
 import re
 import shutil
@@ -201,53 +203,77 @@ def tail(path: Path, size: int = 3000) -> str:
     return ""
 
 
+# What uvicorn runs with, everywhere (issue 16; docs/deploy.md says why each is there):
+# uvloop, httptools and the sans-I/O websockets protocol, named so that a missing extra
+# fails at start instead of falling back to slower ones; no lifespan (Django has none);
+# no permessage-deflate (as measured: compressing each broadcast once per socket costs
+# CPU and memory a table's small HTML fragments do not repay); messages above 64 KiB
+# refused by the server (the table's own limit is 4,096 characters); forwarded headers
+# believed by the app alone (questworlds_site/proxy.py, TRUSTED_PROXIES), never by
+# uvicorn; no access log (nginx keeps one); a stop waits at most 2 s for open sockets.
+UVICORN_OPTIONS = (
+    "--loop",
+    "uvloop",
+    "--http",
+    "httptools",
+    "--ws",
+    "websockets-sansio",
+    "--ws-max-size",
+    "65536",
+    "--ws-per-message-deflate",
+    "false",
+    "--lifespan",
+    "off",
+    "--no-proxy-headers",
+    "--no-access-log",
+    "--timeout-graceful-shutdown",
+    "2",
+)
+APPLICATION = "questworlds_site.asgi:application"
+
+# Each server's module and command line (after `python -m`).
 SERVERS = {
-    # What production runs (Dockerfile) and every test uses.
-    "daphne": [
-        "-m",
-        "daphne",
-        "-b",
-        "127.0.0.1",
-        "-p",
-        "{port}",
-        "questworlds_site.asgi:application",
-    ],
-    # Measured against it by the browsers'-path benchmark (--server uvicorn), if installed.
+    # What production runs (Dockerfile, `make run`) and every test uses.
     "uvicorn": [
-        "-m",
         "uvicorn",
         "--host",
         "127.0.0.1",
         "--port",
         "{port}",
-        "--no-access-log",
-        "--lifespan",
-        "off",
-        "questworlds_site.asgi:application",
+        *UVICORN_OPTIONS,
+        APPLICATION,
     ],
+    # For comparison, if installed (the dev extra has it, for channels.testing; the app
+    # does not depend on it): the server the app ran under before issue 16, for
+    # `bench.http_path --server daphne`. Its defaults, as measured then.
+    "daphne": ["daphne", "-b", "127.0.0.1", "-p", "{port}", APPLICATION],
 }
+DEFAULT_SERVER = "uvicorn"
 
 
 @contextlib.contextmanager
-def daphne_process(
+def app_process(
     env: dict[str, str],
     port: int | None = None,
     *,
     stderr_path: Path | None = None,
-    server: str = "daphne",
+    server: str = DEFAULT_SERVER,
 ) -> Iterator[tuple[subprocess.Popen, str]]:
-    """Serve the ASGI app with the real Daphne (or `server`, one of SERVERS) on a
-    loopback port (a free one unless given), in a process group of its own; yields the
-    process and the base URL once /healthz answers, and always stops it.
+    """Serve the ASGI app with the real server (`server`, one of SERVERS: uvicorn unless
+    told) on a loopback port (a free one unless given), in a process group of its own;
+    yields the process and the base URL once /healthz answers, and always stops it.
 
     The server's stderr is appended to `stderr_path` when given (the benchmark reads it
     afterwards), else piped; if the server does not start, the error ends with it.
     """
+    command = SERVERS[server]
+    if importlib.util.find_spec(command[0]) is None:
+        raise ServerError(f"{command[0]} is not installed (pip install {command[0]})")
     port = port or free_port()
     with contextlib.ExitStack() as files:
         stderr = files.enter_context(stderr_path.open("ab")) if stderr_path else subprocess.PIPE
         process = subprocess.Popen(
-            [sys.executable, *(a.format(port=port) for a in SERVERS[server])],
+            [sys.executable, "-m", *(a.format(port=port) for a in command)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -264,7 +290,7 @@ def daphne_process(
                 output = tail(stderr_path)
             else:
                 output = process.stderr.read().decode(errors="replace")[-3000:]
-            raise ServerError(f"{error}\n--- daphne stderr ---\n{output}") from None
+            raise ServerError(f"{error}\n--- {server} stderr ---\n{output}") from None
         yield process, base
     finally:
         stop(process)
@@ -273,20 +299,20 @@ def daphne_process(
 
 
 @contextlib.contextmanager
-def daphne_server(
+def app_server(
     env: dict[str, str], port: int | None = None, *, stderr_path: Path | None = None
 ) -> Iterator[str]:
-    """Serve the ASGI app with the real Daphne; yields the base URL."""
-    with daphne_process(env, port, stderr_path=stderr_path) as (_process, base):
+    """Serve the ASGI app with the real server (uvicorn); yields the base URL."""
+    with app_process(env, port, stderr_path=stderr_path) as (_process, base):
         yield base
 
 
 @contextlib.contextmanager
 def demo_server(tmp_dir: Path) -> Iterator[str]:
-    """A fresh database with the demo campaign, served by Daphne."""
+    """A fresh database with the demo campaign, served by uvicorn."""
     with fresh_database(tmp_dir, template="demo") as database_url:
         env = server_env(database_url)
-        with daphne_server(env) as base:
+        with app_server(env) as base:
             yield base
 
 

@@ -1,21 +1,21 @@
-"""Benchmark the live table under the real Daphne server (issue 6).
+"""Benchmark the live table under the real server, uvicorn (issue 6).
 
     .venv/bin/python -m bench.table [--small] [--layers core,pubsub]
 
 Prints JSON on stdout (progress goes to stderr). See docs/benchmarks.md for what each
 figure means. In short, on a fresh database (PostgreSQL when DATABASE_URL points at it,
 else a temporary SQLite file) with N campaigns, each with a GM, 7 players, a character,
-an open session and one framed simple contest, served by `daphne
-questworlds_site.asgi:application` on a loopback port with the Redis channel layer
-(REDIS_URL, default redis://127.0.0.1:6379/0), and driven by real websocket clients
-logged in through real sessions:
+an open session and one framed simple contest, served by `uvicorn
+questworlds_site.asgi:application` (production's options) on a loopback port with the
+Redis channel layer (REDIS_URL, default redis://127.0.0.1:6379/0), and driven by real
+websocket clients logged in through real sessions:
 
 1. "one_table": one table of 8 clients; the GM's client sends `set_tactic` actions
    (4 a second; the run raises ACTION_RATE_LIMIT above it); latency = send until the
    last of the 8 clients has the broadcast carrying that action's seq. p50/p95/p99.
 2. "many_tables": N tables x 8 clients, 20 actions a second in all, spread over the
    tables: p99, and lost, duplicated and out-of-order broadcasts.
-3. "idle_sockets": CPU and memory of the Daphne process holding many idle sockets.
+3. "idle_sockets": CPU and memory of the server process holding many idle sockets.
 4. "bare_websockets": the one-table fan-out through a bare `websockets` server (the
    floor any server can reach on this machine), and the ratio of the two p50s.
 5. 1 and 2 for each channel layer (CHANNEL_LAYER=core and pubsub), and a recommendation.
@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.liveserver import ServerError, daphne_process, free_port, fresh_database, server_env
+from bench.liveserver import ServerError, app_process, free_port, fresh_database, server_env
 
 from .table_common import CLIENTS_PER_TABLE, DEFAULT_REDIS_URL, BenchError, log
 from .table_data import (
@@ -87,13 +87,13 @@ SMALL = {
 def measure_layer(
     layer: str, env: dict[str, str], tables: list[Table], params: dict[str, Any], work: Path
 ) -> tuple[dict[str, Any], str]:
-    """Figures 1, 2 and 3 under one channel layer, on a Daphne of its own."""
-    log_path = work / f"daphne-{layer}.log"
+    """Figures 1, 2 and 3 under one channel layer, on a server process of its own."""
+    log_path = work / f"server-{layer}.log"
     measured: dict[str, Any] = {"load_average_at_start": [round(x, 2) for x in os.getloadavg()]}
     port = free_port()
     layer_env = dict(env, CHANNEL_LAYER=layer)
-    with daphne_process(layer_env, port, stderr_path=log_path) as (process, _base):
-        log(f"{layer}: daphne pid {process.pid} on port {port}; one table")
+    with app_process(layer_env, port, stderr_path=log_path) as (process, _base):
+        log(f"{layer}: server pid {process.pid} on port {port}; one table")
         one, sample = asyncio.run(one_table(port, tables[0], params["latency_samples"]))
         measured["one_table"] = one
         log(f"{layer}: one table p50 {one['p50_ms']} ms; many tables")
@@ -119,7 +119,7 @@ def measure_layer(
         idle["layer"] = layer
         measured["idle_sockets"] = idle
         log(f"{layer}: idle {idle['cpu_percent']}% CPU, {idle['rss_mb']} MiB")
-    measured["daphne_stderr"] = server_errors(log_path)
+    measured["server_stderr"] = server_errors(log_path)
     return measured, sample
 
 
@@ -170,11 +170,11 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             with bare_server(work / "bare.log") as port:
                 bare = asyncio.run(bare_fanout(port, fragment, params["latency_samples"]))
             first = params["layers"][0]
-            daphne_p50 = figures["layers"][first]["one_table"]["p50_ms"]
-            bare["daphne_layer"] = first
-            bare["daphne_p50_ms"] = daphne_p50
-            bare["ratio_p50_daphne_over_bare"] = (
-                round(daphne_p50 / bare["p50_ms"], 1) if daphne_p50 and bare["p50_ms"] else None
+            server_p50 = figures["layers"][first]["one_table"]["p50_ms"]
+            bare["server_layer"] = first
+            bare["server_p50_ms"] = server_p50
+            bare["ratio_p50_server_over_bare"] = (
+                round(server_p50 / bare["p50_ms"], 1) if server_p50 and bare["p50_ms"] else None
             )
             figures["bare_websockets"] = bare
             figures["breakdown"] = server_breakdown(tables[0], 20 if params["small"] else 50)

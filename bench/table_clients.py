@@ -185,7 +185,7 @@ def connect_kwargs(port: int, session_key: str | None) -> dict[str, Any]:
         "additional_headers": headers,
         "origin": f"http://127.0.0.1:{port}",
         "proxy": None,  # loopback only, whatever the environment says
-        "compression": None,  # Daphne does not negotiate permessage-deflate either
+        "compression": None,  # the server never negotiates it (--ws-per-message-deflate false)
         "ping_interval": None,  # like a browser: the server pings, the client answers
         "open_timeout": 30,
         "close_timeout": 5,

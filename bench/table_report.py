@@ -1,5 +1,5 @@
 """The live-table benchmark's verdicts: the faults seen under each channel layer, what
-Daphne logged, and the layer to recommend by default."""
+the server logged, and the layer to recommend by default."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def faults(figures: dict[str, Any]) -> dict[str, int]:
         + idle["presence_rows_left_after_close"],
         "redis_group_members_left_after_close": idle["redis_group_members_left_after_close"],
         "redis_subscriptions_left_after_close": idle["redis_subscriptions_after_close"]["left"],
-        "server_exceptions_logged": sum(figures["daphne_stderr"]["exceptions"].values()),
+        "server_exceptions_logged": sum(figures["server_stderr"]["exceptions"].values()),
     }
     return {kind: count for kind, count in found.items() if count}
 
@@ -77,7 +77,7 @@ EXCEPTION_LINE_RE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Timeout)):?
 
 
 def server_errors(log_path: Path) -> dict[str, Any]:
-    """What Daphne wrote to stderr: line count, exceptions by type, the last lines."""
+    """What the server wrote to stderr: line count, exceptions by type, the last lines."""
     lines = tail(log_path, 10_000_000).splitlines()
     exceptions = collections.Counter(
         found.group(1) for line in lines if (found := EXCEPTION_LINE_RE.match(line))

@@ -126,8 +126,8 @@ async def many_tables(
                 "seconds": round(sending_seconds, 2),
                 "connect_seconds": round(open_seconds, 2),
                 "connect_attempt_errors": opened["attempt_errors"],
-                "daphne_cpu_percent": server_cpu.percent(),
-                "daphne_threads": threads.figures(),
+                "server_cpu_percent": server_cpu.percent(),
+                "server_threads": threads.figures(),
                 "bench_client_cpu_percent": own_cpu.percent(),
                 "target": TARGETS["many_tables"],
             }
@@ -173,7 +173,7 @@ async def idle_sockets(
     ping_every: float | None = None,
 ) -> dict[str, Any]:
     """Figure 3: `sockets` idle connections spread over the tables (reusing each table's
-    8 users, several sockets per user), then the Daphne process's CPU and memory.
+    8 users, several sockets per user), then the server process's CPU and memory.
 
     With `ping_every`, CPU is sampled a second time while every socket sends the page's
     heartbeat at that period (the pages are open and in view, nobody acts)."""
@@ -222,7 +222,7 @@ async def idle_sockets(
             "rss_per_socket_kb": round(
                 (memory["rss_mb"] - before["rss_mb"]) * 1024 / max(1, alive), 1
             ),
-            "daphne_open_fds": open_fds(pid),
+            "server_open_fds": open_fds(pid),
             "target": TARGETS["idle_sockets"],
         }
         figures["met"] = bool(cpu < TARGETS["idle_sockets"]["cpu_percent"] and alive == sockets)

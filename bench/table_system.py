@@ -68,8 +68,9 @@ def thread_cpu_seconds(pid: int) -> dict[int, float]:
 
 
 class ThreadMeter:
-    """Which threads of a process used the CPU: its main thread (Twisted's reactor and
-    the asyncio loop in Daphne) and the busiest others (sync_to_async workers)."""
+    """Which threads of a process used the CPU: its main thread (uvicorn's event loop;
+    Twisted's reactor and the asyncio loop under Daphne) and the busiest others
+    (sync_to_async workers)."""
 
     def __init__(self, pid: int) -> None:
         self.pid, self.before, self.wall = pid, thread_cpu_seconds(pid), time.monotonic()
@@ -160,13 +161,19 @@ def loopback_only(url: str, what: str) -> None:
         raise BenchError(f"{what} must be on a loopback address for the benchmark, not {host!r}")
 
 
+def channel_prefix() -> str:
+    """The servers' channel-name prefix: they inherit this process's environment
+    (bench.liveserver.server_env), and settings read CHANNEL_PREFIX ("asgi" unset)."""
+    return os.environ.get("CHANNEL_PREFIX", "asgi")
+
+
 def redis_subscriptions_left(redis_url: str, limit: float = 60.0) -> dict[str, Any]:
-    """Redis pub/sub channels of the app (`asgi*`) still subscribed once every socket has
-    closed, waiting until there are none or the count has not changed for 3 s.
+    """Redis pub/sub channels of the app (`<CHANNEL_PREFIX>*`) still subscribed once every
+    socket has closed, waiting until there are none or the count has not changed for 3 s.
 
     The pubsub layer unsubscribes a closed socket's channel as its consumer exits,
     through one lock per Redis connection, so after a mass disconnect the unsubscribes
-    drain one by one; stopping Daphne before they have would cancel the rest (each one
+    drain one by one; stopping the server before they have would cancel the rest (each one
     logs a CancelledError). The core layer subscribes to nothing.
     """
     import redis
@@ -176,7 +183,7 @@ def redis_subscriptions_left(redis_url: str, limit: float = 60.0) -> dict[str, A
     deadline, last, since = started + limit, -1, started
     try:
         while True:
-            count = len(client.pubsub_channels("asgi*"))
+            count = len(client.pubsub_channels(f"{channel_prefix()}*"))
             if count != last:
                 last, since = count, time.monotonic()
             if count == 0 or time.monotonic() - since >= 3 or time.monotonic() > deadline:
@@ -196,7 +203,8 @@ def redis_group_members_left(redis_url: str, tables: list[Table]) -> int:
 
     client = redis.Redis.from_url(redis_url, socket_connect_timeout=3, socket_timeout=10)
     try:
-        keys = [f"asgi:group:{table_group_name(table.campaign_id)}" for table in tables]
+        prefix = channel_prefix()
+        keys = [f"{prefix}:group:{table_group_name(table.campaign_id)}" for table in tables]
         pipe = client.pipeline(transaction=False)
         for key in keys:
             pipe.zcard(key)

@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels (served by Daphne)."""
+"""ASGI entry point: HTTP through Django, websockets through Channels (served by uvicorn)."""
 
 import os
 

@@ -30,7 +30,6 @@ CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 REQUIRE_SERVICES = envbool("REQUIRE_SERVICES", default=False)
 
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -86,7 +85,8 @@ ASGI_APPLICATION = "questworlds_site.asgi.application"
 DATABASE_URL = os.environ.get("DATABASE_URL", "sqlite:///db.sqlite3")
 DATABASES = {"default": database_from_url(DATABASE_URL, BASE_DIR)}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # Daphne serves HTTP and websockets from threads; wait rather than fail on a lock.
+    # The ASGI server runs database work on threads (sync_to_async); wait rather than
+    # fail on a lock.
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     # Tests use a file too: an in-memory database fails concurrent writers with
     # "table is locked" instead of making them wait as a real file does.
@@ -150,7 +150,7 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
     SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", default=False)
-    # The container's health check asks Daphne directly over plain HTTP (not through
+    # The container's health check asks uvicorn directly over plain HTTP (not through
     # the proxy): a redirect to HTTPS would leave the app "unhealthy" and nginx unstarted.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))

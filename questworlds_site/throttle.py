@@ -2,7 +2,7 @@
 
 One limiter (the `limits` library, a moving window) on the same Redis as the channel
 layer, so a person's actions count once whether they come by htmx POST or by websocket
-and whichever Daphne process serves them. Without REDIS_URL (`make run` on a laptop, one
+and whichever server process serves them. Without REDIS_URL (`make run` on a laptop, one
 process) the counts live in the process's memory.
 
 If Redis cannot be reached the limits are not enforced for that moment (logged): a rate

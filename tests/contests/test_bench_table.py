@@ -1,4 +1,4 @@
-"""The live-table benchmark (issue 6) runs end to end on the real Daphne and Redis.
+"""The live-table benchmark (issue 6) runs end to end on the real server and Redis.
 
 It runs `python -m bench.table --small` as a child process and checks that
 every figure is there with a sane type, and that no broadcast was lost, duplicated or
@@ -62,7 +62,7 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
     assert figures["mode"] == "small"
     assert set(figures["layers"]) >= {"core"}
     for layer, parts in figures["layers"].items():
-        assert {"one_table", "many_tables", "idle_sockets", "daphne_stderr"} <= set(parts)
+        assert {"one_table", "many_tables", "idle_sockets", "server_stderr"} <= set(parts)
         for part in ("one_table", "many_tables"):
             measured = parts[part]
             assert measured["samples"] > 0, (layer, part)
@@ -83,7 +83,7 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
     for key in ("cpu_percent", "rss_mb", "rss_before_mb", "connect_seconds"):
         assert _number(idle[key]), key
     assert idle["open"] + sum(idle["closed_by_server"].values()) == idle["sockets"]
-    # Every closed socket's Redis subscription is gone before Daphne stops.
+    # Every closed socket's Redis subscription is gone before the server stops.
     assert idle["redis_subscriptions_after_close"]["left"] == 0
 
     bare = figures["bare_websockets"]
@@ -92,7 +92,7 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
     for key in ("lost_never_arrived", "duplicated", "out_of_order"):
         assert bare[key] == 0, key
     assert bare["message_bytes"] > 1000  # a real rendered fragment, not a stub
-    assert _number(bare["ratio_p50_daphne_over_bare"])
+    assert _number(bare["ratio_p50_server_over_bare"])
 
     assert figures["recommended_default"]["layer"] in figures["layers"]
     assert figures["recommended_default"]["reason"]
@@ -101,8 +101,8 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
 
 def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
     """`bench.http_path --small` (issue 16): the table's cycle posted as browsers post
-    it, to one Daphne and to two behind Debian's nginx; every step reaches every socket
-    of its table once and in order, and PostgreSQL stays within the pools' bound."""
+    it, to one uvicorn process and to two behind Debian's nginx; every step reaches every
+    socket of its table once and in order, and PostgreSQL stays within the pools' bound."""
     redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
     if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
         pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")

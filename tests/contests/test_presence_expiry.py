@@ -14,7 +14,7 @@ import pytest
 import websockets
 from channels.db import database_sync_to_async
 
-from bench.liveserver import daphne_process, fresh_database, log_in, manage, server_env
+from bench.liveserver import app_process, fresh_database, log_in, manage, server_env
 from bench.table_clients import connect_kwargs
 from contests import table_actions
 from contests.models import TablePresence
@@ -80,7 +80,7 @@ def _rows(env, *usernames: str) -> dict[str, int]:
 async def test_a_killed_process_rows_expire_and_only_they_are_cleared(tmp_path):
     with fresh_database(tmp_path, template="demo") as database_url:
         env = server_env(database_url, PRESENCE_HEARTBEAT_SECONDS="1")
-        with daphne_process(env) as (doomed, first), daphne_process(env) as (_live, second):
+        with app_process(env) as (doomed, first), app_process(env) as (_live, second):
             alice = await _sit(first, "alice")
             bob = await _sit(second, "bob")
             seated = _rows(env, "alice", "bob")

@@ -12,7 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from bench.liveserver import daphne_process, fresh_database, log_in, server_env
+from bench.liveserver import app_process, fresh_database, log_in, server_env
 from contests.models import ContestEvent
 from questworlds_site.asgi import application
 
@@ -125,10 +125,10 @@ def _post_act(opener, base: str, campaign_id: int, n: int) -> str:
 
 @pytest.mark.xdist_group("servers")
 def test_two_server_processes_share_one_limit(tmp_path):
-    """Two Daphne processes on one Redis: attempts made on either count together."""
+    """Two server processes on one Redis: attempts made on either count together."""
     with fresh_database(tmp_path, template="demo") as database_url:
         env = server_env(database_url, ACTION_RATE_LIMIT="4/minute")
-        with daphne_process(env) as (_a, first), daphne_process(env) as (_b, second):
+        with app_process(env) as (_a, first), app_process(env) as (_b, second):
             campaign_id = int(
                 re.search(r"/campaigns/(\d+)/table/", log_in(first, "gm", "questworlds")[1]).group(
                     1

@@ -325,7 +325,7 @@ async def answer_to(socket, what: str, frame_sent: dict) -> str:
         text = answer["text"]
         if not text.lstrip().startswith('<ul id="presence"'):
             break
-    text.encode("utf-8")  # Daphne sends UTF-8: a lone surrogate here would crash it
+    text.encode("utf-8")  # servers send UTF-8: a lone surrogate here would crash it
     assert 'id="table-error"' in text, (what, text[:300])
     assert "nothing was done" in text.lower(), (what, text[:300])
     return text

@@ -1,4 +1,4 @@
-"""Browser tests: Playwright driving Debian's Chromium against the real Daphne server.
+"""Browser tests: Playwright driving Debian's Chromium against the real server (uvicorn).
 
 Never a downloaded browser: the executable is Debian's `chromium` (or CHROMIUM_PATH).
 Without one the tests are skipped on a laptop, but fail under REQUIRE_SERVICES (CI).
@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from bench.liveserver import daphne_server, demo_server, fresh_database, manage, server_env
+from bench.liveserver import app_server, demo_server, fresh_database, manage, server_env
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -111,7 +111,7 @@ def browser():
 
 @pytest.fixture(scope="session")
 def live_url(tmp_path_factory):
-    """The demo campaign served by Daphne on a fresh database (PostgreSQL + Redis in CI)."""
+    """The demo campaign served by uvicorn on a fresh database (PostgreSQL + Redis in CI)."""
     with demo_server(tmp_path_factory.mktemp("live")) as base:
         yield base
 
@@ -189,11 +189,11 @@ class TableServer:
 
 @pytest.fixture(scope="session")
 def table_server(tmp_path_factory):
-    """The demo data, a staff account (`admin`) and a spectator (`sam`), served by Daphne."""
+    """The demo data, a staff account (`admin`) and a spectator (`sam`), served by uvicorn."""
     with fresh_database(tmp_path_factory.mktemp("tables"), template="demo") as database_url:
         env = server_env(database_url)
         manage(env, "shell", "-c", STAFF_AND_SPECTATOR)
-        with daphne_server(env) as base:
+        with app_server(env) as base:
             yield TableServer(base, env)
 
 
@@ -304,13 +304,13 @@ Session.objects.create(campaign=campaign, number=number, started_at=timezone.now
 
 @contextlib.contextmanager
 def demo_table(tmp_path_factory, name: str, setup: str = ""):
-    """Daphne on a fresh copy of the demo database with a session open in the demo
+    """uvicorn on a fresh copy of the demo database with a session open in the demo
     campaign (and `setup`, more shell code, run first): yields (base URL, campaign id)."""
     with fresh_database(tmp_path_factory.mktemp(name), template="demo") as database_url:
         env = server_env(database_url)
         script = OPEN_SESSION + setup + "\nprint(campaign.pk)\n"
         campaign_id = manage(env, "shell", "-c", script).strip().splitlines()[-1]
-        with daphne_server(env) as base:
+        with app_server(env) as base:
             yield base, campaign_id
 
 

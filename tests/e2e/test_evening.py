@@ -126,7 +126,10 @@ def explained(page):
 
 
 def say(page, text, kind, as_character=None):
+    """Say one line as a person does: once the last one is taken (Send is disabled while a
+    line is on its way, and Enter then sends nothing)."""
     form = page.locator("form[data-chat-form]")
+    expect(form.locator("button[type=submit]")).to_be_enabled()
     form.get_by_label("Kind of line").select_option(label=kind)
     if as_character:
         form.get_by_label("Speaking as").select_option(label=as_character)

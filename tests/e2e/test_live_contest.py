@@ -13,7 +13,7 @@ import difflib
 import pytest
 from playwright.sync_api import expect
 
-from bench.liveserver import daphne_server, fresh_database, manage, server_env
+from bench.liveserver import app_server, fresh_database, manage, server_env
 
 from .conftest import accepting, with_options_open
 
@@ -34,7 +34,7 @@ def table_url(tmp_path_factory):
     with fresh_database(tmp_path_factory.mktemp("table"), template="demo") as database_url:
         env = server_env(database_url)
         campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
-        with daphne_server(env) as base:
+        with app_server(env) as base:
             yield base, campaign_id
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from bench.liveserver import daphne_server, free_port, fresh_database, server_env
+from bench.liveserver import app_server, free_port, fresh_database, server_env
 
 
 def open_table(page):
@@ -35,14 +35,14 @@ def test_gm_and_player_see_each_other_at_the_table(log_in_page):
 
 
 def test_the_table_reconnects_after_a_server_restart(browser, tmp_path):
-    """Stop Daphne under an open table: the page says so, then reconnects by itself
+    """Stop the server under an open table: the page says so, then reconnects by itself
     and gets the full table state again from the restarted server."""
     with fresh_database(tmp_path, template="demo") as database_url:
         env = server_env(database_url)
         port = free_port()
         context = browser.new_context()
         page = context.new_page()
-        with daphne_server(env, port) as base:
+        with app_server(env, port) as base:
             page.goto(f"{base}/accounts/login/")
             page.get_by_label("Username").fill("bob")
             page.get_by_label("Password").fill("questworlds")
@@ -50,7 +50,7 @@ def test_the_table_reconnects_after_a_server_restart(browser, tmp_path):
             open_table(page)
             expect(page.locator("#presence")).to_contain_text("Bob")
         expect(page.locator("#connection-status")).to_have_attribute("data-state", "reconnecting")
-        with daphne_server(env, port):
+        with app_server(env, port):
             expect(page.locator("#connection-status")).to_have_text("Connected", timeout=20_000)
             expect(page.locator("#presence")).to_contain_text("Bob")
         context.close()

@@ -1,5 +1,5 @@
 """The production topology on real parts (issue 16): Debian's nginx, with the shipped
-docs/deploy/nginx.conf, in front of two Daphne processes that share PostgreSQL and Redis.
+docs/deploy/nginx.conf, in front of two uvicorn processes that share PostgreSQL and Redis.
 
 A table (a GM and seven players with login sessions, bench.table_data) opens its
 sockets through nginx, which spreads them over both processes, and plays a contest by
@@ -8,7 +8,7 @@ drop, reconnect through nginx to the survivor and get the whole current state, a
 go on through nginx, and the database holds every action once, in order.
 
 Which process holds a socket is read from the kernel (/proc/net/tcp): the established
-connections whose local end is that Daphne's port are nginx's sockets to it.
+connections whose local end is that process's port are nginx's sockets to it.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from django.conf import settings
 
 from bench.liveserver import (
     NGINX,
-    daphne_process,
+    app_process,
     fresh_database,
     manage,
     nginx_balancer,
@@ -154,7 +154,7 @@ def make_table(database_url: str) -> Table:
 
 
 def held_sockets(port: int) -> int:
-    """Established TCP connections whose local end is 127.0.0.1:`port`: a Daphne's
+    """Established TCP connections whose local end is 127.0.0.1:`port`: an app process's
     connections from nginx (sockets, and any request being answered)."""
     count = 0
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
@@ -261,7 +261,7 @@ class Hand:
 
 
 async def play(base: str, table: Table, ports: list[int], kill: Callable[[], None]) -> dict:
-    """The contest, through nginx to the Daphnes at `ports`, losing the first (`kill`)
+    """The contest, through nginx to the app processes at `ports`, losing the first (`kill`)
     after step 4. Returns what the test checks against the database."""
     port = urllib.parse.urlsplit(base).port
     watch = Watch()
@@ -285,7 +285,7 @@ async def play(base: str, table: Table, ports: list[int], kill: Callable[[], Non
     try:
         opened = await open_clients(clients, port, watch, keys, SOCKET_PATH, WAIT_S)
         assert opened == {"failed": 0, "attempt_errors": {}}, f"through nginx: {opened}"
-        on_first, on_second = (held_sockets(daphne) for daphne in ports)
+        on_first, on_second = (held_sockets(server) for server in ports)
         assert on_first and on_second, (
             f"nginx sent {on_first} sockets to one, {on_second} to the other"
         )
@@ -347,8 +347,8 @@ def test_a_table_plays_on_when_one_of_two_processes_behind_nginx_dies(tmp_path):
         # Two small pools: eight sockets and one action at a time need few connections.
         env = server_env(database_url, DB_POOL_MAX_SIZE="4")
         with (
-            daphne_process(env, stderr_path=tmp_path / "daphne-1.log") as (first, first_base),
-            daphne_process(env, stderr_path=tmp_path / "daphne-2.log") as (_, second_base),
+            app_process(env, stderr_path=tmp_path / "server-1.log") as (first, first_base),
+            app_process(env, stderr_path=tmp_path / "server-2.log") as (_, second_base),
         ):
             upstreams = [first_base.removeprefix("http://"), second_base.removeprefix("http://")]
             ports = [urllib.parse.urlsplit(url).port for url in (first_base, second_base)]

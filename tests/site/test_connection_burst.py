@@ -1,5 +1,5 @@
 """Database connections come from a bounded pool (issue 12, item 4): a burst of page
-loads and table actions over two real Daphne processes never fails, and PostgreSQL
+loads and table actions over two real uvicorn processes never fails, and PostgreSQL
 never holds more connections for the app than the two pools allow."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from bench.liveserver import daphne_process, fresh_database, log_in, manage, server_env
+from bench.liveserver import app_process, fresh_database, log_in, manage, server_env
 from questworlds_site.env import database_from_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +89,7 @@ def test_a_burst_over_two_processes_stays_within_the_pools(tmp_path):
         campaign, contest = ids["campaign"], ids["contest"]
         database = urllib.parse.urlsplit(database_url).path.lstrip("/")
         admin = urllib.parse.urlsplit(database_url)._replace(path="/postgres").geturl()
-        with daphne_process(env) as (_a, first), daphne_process(env) as (_b, second):
+        with app_process(env) as (_a, first), app_process(env) as (_b, second):
             bases = (first, second)
             sessions = []
             for base in bases:

@@ -49,7 +49,7 @@ print(client.get("/healthz").status_code, client.get("/accounts/login/").status_
 
 
 def test_the_health_check_answers_over_plain_http_when_everything_else_redirects(tmp_path):
-    """docker-compose.yml's health check asks Daphne directly, not through the proxy: a
+    """docker-compose.yml's health check asks uvicorn directly, not through the proxy: a
     redirect to HTTPS there would keep the app "unhealthy" and nginx from starting."""
     env = {
         **os.environ,
