@@ -93,6 +93,7 @@ FULL = {
     "tables": 60,
     "rates": (10, 20, 30, 40, 60, 80, 100, 130, 160),
     "step_seconds": 10.0,
+    "warmup_seconds": 5.0,
     "processes": 2,
     "pool": 4,
     "bare_samples": 200,
@@ -106,6 +107,7 @@ SMALL = {
     "tables": 4,
     "rates": (5, 10),
     "step_seconds": 2.0,
+    "warmup_seconds": 1.0,
     "processes": 2,
     "pool": 2,
     "bare_samples": 20,
@@ -629,6 +631,12 @@ async def measure(
                     step=progress.get(table.campaign_id, 0),
                 )
             )
+        # A server that has just started warms up first (its pool's connections, each
+        # query's first run, the first renders): played at the first rate, not counted.
+        log(f"  warming up at {params['rates'][0]} actions/s for {params['warmup_seconds']} s")
+        await offered_rate(
+            playing, recorder, sockets_of, params["rates"][0], params["warmup_seconds"]
+        )
         steps, capacity = [], 0
         for rate in params["rates"]:
             log(f"  offering {rate} actions/s for {params['step_seconds']} s")
