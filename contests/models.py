@@ -140,7 +140,7 @@ class ContestEvent(models.Model):
 class TablePresence(models.Model):
     """One open websocket at a campaign's table.
 
-    Kept in the database (not process memory) so that every Daphne process behind the
+    Kept in the database (not process memory) so that every server process behind the
     Redis channel layer reports the same people at the table. Each row belongs to the
     server process holding the socket (`server`), which refreshes `seen_at` on a
     heartbeat: a process that dies (`kill -9`) leaves rows that expire, and clearing

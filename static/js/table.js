@@ -447,3 +447,55 @@
   document.body.addEventListener("htmx:oobAfterSwap", restore);
   document.body.addEventListener("htmx:wsAfterMessage", restore);
 })();
+
+// What a person is in the middle of choosing or typing in a table form (an ability
+// picked, a tactic half written) survives the panel being drawn again when someone else
+// acts: the same form (same action, same contest and side or participant) gets it back.
+// Once the form is sent and taken, it is forgotten.
+(function () {
+  const kept = new Map();
+  function formKey(form) {
+    const fixed = Array.from(form.querySelectorAll("input[type=hidden]"))
+      .filter(function (input) { return input.name !== "key" && input.name !== "seq"; })
+      .map(function (input) { return input.name + "=" + input.value; })
+      .join("&");
+    return (form.dataset.action || "") + "|" + fixed;
+  }
+  function editable(field) {
+    return field && field.form && field.name && field.type !== "hidden" && field.type !== "submit"
+      && field.form.matches("[data-action-form]");
+  }
+  function remember(evt) {
+    const field = evt.target;
+    if (!editable(field)) return;
+    const key = formKey(field.form);
+    const fields = kept.get(key) || {};
+    fields[field.name] = field.type === "checkbox" ? field.checked : field.value;
+    kept.set(key, fields);
+  }
+  document.addEventListener("change", remember, true);
+  document.addEventListener("input", remember, true);
+  function restore(root) {
+    if (!root || !root.querySelectorAll || kept.size === 0) return;
+    root.querySelectorAll("form[data-action-form]").forEach(function (form) {
+      const fields = kept.get(formKey(form));
+      if (!fields) return;
+      Object.keys(fields).forEach(function (name) {
+        const field = form.elements.namedItem(name);
+        if (!field || !editable(field)) return;
+        const value = fields[name];
+        if (field.type === "checkbox") field.checked = value;
+        else if (field.tagName === "SELECT") {
+          if (Array.from(field.options).some(function (o) { return o.value === value; })) field.value = value;
+        } else field.value = value;
+      });
+    });
+  }
+  document.body.addEventListener("htmx:oobAfterSwap", function () { restore(document); });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    const form = evt.detail.elt;
+    if (!form || !form.matches || !form.matches("form[data-action-form]") || !evt.detail.successful) return;
+    const answer = evt.detail.xhr ? evt.detail.xhr.responseText : "";
+    if (/data-acked="/.test(answer)) kept.delete(formKey(form));
+  });
+})();

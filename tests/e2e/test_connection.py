@@ -127,3 +127,34 @@ def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browse
     assert len(fetched) == picked + 1, fetched
     for page in (gm, alice):
         page.context.close()
+
+
+def test_a_choice_in_progress_survives_the_panel_being_drawn_again(browser, table_url):
+    """Alice has picked her ability but not pressed the button when the GM changes the
+    contest (a modifier): the panel is drawn again for everyone, and her pick is still
+    there when she presses it."""
+    base, campaign_id = table_url
+    gm = open_table(browser, base, campaign_id, "gm")
+    alice = open_table(browser, base, campaign_id, "alice")
+    gm.locator(".frame select[name=kind]").select_option("simple")
+    gm.locator("input[name=prize]").fill("Outrun the flood")
+    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
+    gm.get_by_role("button", name="Frame it").click()
+    expect(alice.locator("#contest h3").first).to_contain_text("Outrun the flood")
+
+    pick = bar(alice).locator("select[name=ability_id]:visible")
+    pick.select_option(label="River Guide 3M")
+    picked = pick.input_value()
+    assert picked
+    modifier = gm.locator("form[data-action=modifier]").filter(
+        has=gm.locator("input[name=side][value=opponent]")
+    )
+    # The GM's option sits behind "Options for the opponent": sent as the form is.
+    modifier.evaluate("form => { form.elements.value.value = '-5'; form.requestSubmit(); }")
+    for page in (gm, alice):
+        expect(page.locator("#roll-log li").first).to_contain_text("-5 to Resistance")
+    expect(bar(alice).locator("select[name=ability_id]:visible")).to_have_value(picked)
+    bar(alice).get_by_role("button", name="Choose an ability").click()
+    expect(gm.locator("#roll-log li").first).to_contain_text("River Guide")
+    for page in (gm, alice):
+        page.context.close()
