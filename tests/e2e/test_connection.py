@@ -19,14 +19,19 @@ def table_url(tmp_path_factory):
         yield served
 
 
+def frame_for_alice(gm, prize: str) -> None:
+    """The GM frames a simple contest for Alice's Tamsin from the frame form."""
+    gm.locator(".frame select[name=kind]").select_option("simple")
+    gm.locator("input[name=prize]").fill(prize)
+    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
+    gm.get_by_role("button", name="Frame it").click()
+
+
 def test_a_network_drop_shows_within_5_seconds_and_no_action_is_lost(browser, table_url):
     base, campaign_id = table_url
     gm = open_table(browser, base, campaign_id, "gm")
     alice = open_table(browser, base, campaign_id, "alice")
-    gm.locator(".frame select[name=kind]").select_option("simple")
-    gm.locator("input[name=prize]").fill("Cross the flooded ford")
-    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
-    gm.get_by_role("button", name="Frame it").click()
+    frame_for_alice(gm, "Cross the flooded ford")
     wait_seq([gm, alice], 1)
 
     alice.context.set_offline(True)
@@ -74,10 +79,7 @@ def test_an_action_whose_broadcast_is_lost_is_fetched_after_its_acknowledgement(
     alice.route_web_socket(re.compile(r".*/ws/tables/.*"), relay)
     alice.goto(f"{base}/campaigns/{campaign_id}/table/")
     expect(alice.locator("#connection-status")).to_have_text("Connected")
-    gm.locator(".frame select[name=kind]").select_option("simple")
-    gm.locator("input[name=prize]").fill("Outrun the flood")
-    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
-    gm.get_by_role("button", name="Frame it").click()
+    frame_for_alice(gm, "Outrun the flood")
     expect(alice.locator("#contest h3")).to_contain_text("Outrun the flood")
     expect(alice.locator("#contest[data-seq='1']")).to_be_attached()
 
@@ -105,10 +107,7 @@ def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browse
         "request",
         lambda request: fetched.append(request.url) if "/table/me/" in request.url else None,
     )
-    gm.locator(".frame select[name=kind]").select_option("simple")
-    gm.locator("input[name=prize]").fill("Cross the weir")
-    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
-    gm.get_by_role("button", name="Frame it").click()
+    frame_for_alice(gm, "Cross the weir")
     expect(alice.locator("#my-character")).to_contain_text("pick the ability")
     alice.locator("#my-character").get_by_role("button", name="Use River Guide 3M").click()
     expect(alice.locator("#my-character")).not_to_contain_text("pick the ability")
@@ -136,11 +135,8 @@ def test_a_choice_in_progress_survives_the_panel_being_drawn_again(browser, tabl
     base, campaign_id = table_url
     gm = open_table(browser, base, campaign_id, "gm")
     alice = open_table(browser, base, campaign_id, "alice")
-    gm.locator(".frame select[name=kind]").select_option("simple")
-    gm.locator("input[name=prize]").fill("Outrun the flood")
-    gm.locator("select[name='pc.character_id']").select_option(label="Tamsin Reedwalker (Alice)")
-    gm.get_by_role("button", name="Frame it").click()
-    expect(alice.locator("#contest h3").first).to_contain_text("Outrun the flood")
+    frame_for_alice(gm, "Race the rising water")
+    expect(alice.locator("#contest h3").first).to_contain_text("Race the rising water")
 
     pick = bar(alice).locator("select[name=ability_id]:visible")
     pick.select_option(label="River Guide 3M")
