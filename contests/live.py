@@ -559,6 +559,29 @@ def _expand(
     return [Control(action, user_id, None, {}, action.inputs)]
 
 
+# The columns the table reads of the sheets (`_abilities`): the ability, whose it is, the
+# sidekick it belongs to, and the hero points that decide who is offered one.
+SHEET_FIELDS = (
+    "id",
+    "character_id",
+    "follower_id",
+    "name",
+    "kind",
+    "relationship",
+    "rating",
+    "position",
+    "character__id",
+    "character__name",
+    "character__player_id",
+    "character__campaign_id",
+    "character__hero_points",
+    "follower__id",
+    "follower__name",
+    "follower__kind",
+    "follower__lost_at",
+)
+
+
 def _abilities(
     contest: Contest, flow: TableFlow, character_ids: list[int | None], seen: dict[int, Any]
 ) -> tuple[list[dict[str, Any]], dict[int, list[Any]]]:
@@ -580,7 +603,9 @@ def _abilities(
     abilities = Ability.objects.filter(Ability.usable_as_own()).order_by(
         "character_id", F("follower_id").asc(nulls_first=True), "position", "id"
     )
-    abilities = abilities.select_related("character", "follower")
+    # Only what the table shows of each: every ability's row carries its character's
+    # columns, so the sheets' prose and traits would be read once per ability.
+    abilities = abilities.select_related("character", "follower").only(*SHEET_FIELDS)
     if with_helpers:
         abilities = abilities.filter(character__campaign_id=contest.campaign_id)
     else:

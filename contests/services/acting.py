@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from ..events import checked_payload
@@ -46,13 +45,7 @@ def contest_act(
     key = _check_key(idempotency_key)
     if not isinstance(data, dict):
         raise ContestError("an action's data must be an object")
-    # The contest locked, with whether this key was already used, in one query.
-    earlier = ContestEvent.objects.filter(contest=OuterRef("pk"), idempotency_key=key)
-    contests = (
-        Contest.objects.select_for_update()
-        .select_related("campaign")
-        .annotate(done_id=Subquery(earlier.values("pk")[:1]))
-    )
+    contests = Contest.objects.select_for_update().select_related("campaign")
     if campaign_id is not None:
         contests = contests.filter(campaign_id=campaign_id)
     contest = contests.filter(pk=contest_id).first()
@@ -61,8 +54,12 @@ def contest_act(
     actor = actor_for(contest.campaign, user)
     if actor.role == "spectator":
         raise ContestError("spectators watch; they cannot act in a contest")
-    if contest.done_id is not None:
-        return ActionResult(contest, ContestEvent.objects.get(pk=contest.done_id), created=False)
+    # Read once the lock is held, in a statement of its own: it then sees an event that
+    # a request holding the lock before this one committed (a double click). Read in the
+    # locking statement itself, it would not (that statement's snapshot is older).
+    done = contest.events.filter(idempotency_key=key).first()
+    if done:
+        return ActionResult(contest, done, created=False)
     if expected_seq is not None and expected_seq != contest.seq:
         raise ContestError(
             f"the table has moved on (you saw step {expected_seq}, it is at {contest.seq}); "
