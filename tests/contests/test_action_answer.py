@@ -143,3 +143,35 @@ def test_the_gms_edit_from_the_form_is_what_is_written(client, table, session, g
     fields = {"edit.pc": "hurt", "edit.pc_benefit": "", "edit.opponent_benefit": ""}
     post(client, table.campaign, contest, "apply_consequences", **fields)
     assert [c.state for c in tamsin.conditions.all()] == ["hurt"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"edit.pc": "cursed"},  # not a state of adversity
+        {"edit.pc_benefit": "hurt"},  # adversity where fortune goes
+        {"edit.pc": "x" * 5000},
+        {"edit.pc": "hurt\x00"},
+        {"edit.nobody": ""},
+    ],
+)
+def test_a_bad_consequence_from_the_form_is_refused_and_changes_nothing(
+    client, table, session, gm, alice, tamsin, fields
+):
+    contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(18, 3))
+    table.act(contest, gm, "resolve")
+    contest.refresh_from_db()
+    seq = contest.seq
+    client.force_login(gm)
+    response = post(client, table.campaign, contest, "apply_consequences", **fields)
+    assert response.status_code in (200, 400)
+    answer = response.content.decode()
+    assert "data-acked" not in answer
+    assert re.search(r'id="table-error"[^>]*>[^<]+<', answer) or response.status_code == 400
+    contest.refresh_from_db()
+    assert contest.seq == seq and contest.state["phase"] == "resolved"
+    assert not tamsin.conditions.exists()
