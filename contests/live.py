@@ -70,7 +70,15 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
         "sides": sides,
         # A group contest's participants with their TN, sheet and odds, read once.
         "rows": flow.rows if flow.KEY == "participant" else [],
-        "events": list(contest.events.select_related("actor").order_by("-seq")[:LOG_LENGTH])
+        # The log up to the step this contest row is at: an action committed since the
+        # row was read is not in it either (its broadcast brings both), so a page never
+        # shows a step's entry beside the step before's panel (static/js/table.js drops
+        # an entry it has, and with it that step's panel).
+        "events": list(
+            contest.events.filter(seq__lte=contest.seq)
+            .select_related("actor")
+            .order_by("-seq")[:LOG_LENGTH]
+        )
         if log
         else [],
         "totals": flow.standing() if isinstance(flow, LongFlow) else None,

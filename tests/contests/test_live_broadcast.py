@@ -123,3 +123,25 @@ def test_a_contest_of_another_campaign_is_refused_and_unchanged(
     )
     assert "no such contest at this table" in reply.error
     assert ContestEvent.objects.filter(contest=contest).count() == 1
+
+
+def test_a_full_state_read_just_before_an_action_shows_its_log_up_to_its_own_step(
+    campaign, table, session, alice, tamsin, sent, django_capture_on_commit_callbacks
+):
+    """A (re)connecting page's full state reads the contest, then its log. An action
+    committed between the two reads must not put its entry in that log: the page
+    would then drop the action's broadcast as an entry it already has, and with it the
+    step's panel, and stay a step behind everyone else (seen in three browsers)."""
+    contest = frame(table, tamsin)
+    read_first = live.current_contest(campaign.pk)  # the contest row, at step 1
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(
+            contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+        )
+    full_state = live.render_contest(read_first, "player")
+    assert f'id="contest" data-contest-id="{contest.pk}" data-seq="1"' in full_state
+    assert 'data-seq="1" data-type="framed"' in full_state
+    assert 'data-seq="2"' not in full_state
+    # The broadcast of step 2 then brings its panel and its entry together.
+    broadcast = sent[-1]["html"]["player"]
+    assert 'data-seq="2"' in broadcast and "afterbegin:#roll-log" in broadcast

@@ -97,7 +97,7 @@ def test_an_action_is_stored_and_answered_while_redis_is_down(
     # not seeing step 3 arrive, asks its socket for the whole state (static/js/table.js,
     # tests/e2e/test_connection.py), which is read from the database alone.
     assert 'data-acked="3"' in html
-    assert "Wade" in live.render_contest(contest, "gm")
+    assert "Wade" in live.render_contest(live.current_contest(campaign.pk), "gm")
     assert any("Missed broadcast" in r.getMessage() for r in caplog.records)
     assert ContestEvent.objects.filter(contest=contest).count() == 3
 
