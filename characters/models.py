@@ -269,9 +269,12 @@ class Ability(models.Model):
     @property
     def shown_name(self) -> str:
         """The name a pick list shows: a sidekick's ability says whose it is (§6.5.1)."""
-        if self.follower_id is None:
-            return self.name
-        return f"{self.name} ({self.follower.name}, sidekick)"
+        return self.name_shown(self.name, None if self.follower_id is None else self.follower.name)
+
+    @staticmethod
+    def name_shown(name: str, sidekick: str | None) -> str:
+        """`shown_name` from the columns alone (a sheet read as rows, contests/live.py)."""
+        return name if sidekick is None else f"{name} ({sidekick}, sidekick)"
 
     @staticmethod
     def usable_as_own() -> Q:
@@ -284,9 +287,14 @@ class Ability(models.Model):
 
     @property
     def rating_text(self) -> str:
-        if self.kind == AbilityKind.BREAKOUT:
-            return f"{self.rating:+d}"
-        return str(Rating(self.rating))
+        return self.text_of_rating(self.kind, self.rating)
+
+    @staticmethod
+    def text_of_rating(kind: str, rating: int) -> str:
+        """`rating_text` from the columns alone: a breakout's +N, else 15, 5M, 1M2."""
+        if kind == AbilityKind.BREAKOUT:
+            return f"{rating:+d}"
+        return str(Rating(rating))
 
 
 class Condition(models.Model):

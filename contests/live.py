@@ -568,31 +568,54 @@ def _expand(
 
 
 # The columns the table reads of the sheets (`_abilities`): the ability, whose it is, the
-# sidekick it belongs to, and the hero points that decide who is offered one.
-SHEET_FIELDS = (
+# sidekick it belongs to, and the hero points that decide who is offered one. Read as
+# rows, not models: a table's sheets are a hundred abilities, read on every broadcast
+# while abilities are chosen, and a model instance (three, with the character and the
+# sidekick) per row cost more than the query (issue 16).
+SHEET_COLUMNS = (
     "id",
     "character_id",
-    "follower_id",
     "name",
     "kind",
-    "relationship",
     "rating",
-    "position",
-    "character__id",
+    "follower__name",
     "character__name",
     "character__player_id",
-    "character__campaign_id",
     "character__hero_points",
-    "follower__id",
-    "follower__name",
-    "follower__kind",
-    "follower__lost_at",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class SheetCharacter:
+    """A character as the table's sheets read it: its name, player and hero points."""
+
+    pk: int
+    name: str
+    player_id: int | None
+    hero_points: int
+
+
+@dataclass(frozen=True, slots=True)
+class SheetAbility:
+    """One ability of a sheet, with what a pick list shows of it (`Ability.shown_name`,
+    `Ability.rating_text`) and its character."""
+
+    id: int
+    name: str
+    kind: str
+    rating: int
+    shown_name: str
+    rating_text: str
+    character: SheetCharacter
+
+    @property
+    def character_id(self) -> int:
+        return self.character.pk
 
 
 def _abilities(
     contest: Contest, flow: TableFlow, character_ids: list[int | None], seen: dict[int, Any]
-) -> tuple[list[dict[str, Any]], dict[int, list[Any]]]:
+) -> tuple[list[dict[str, Any]], dict[int, list[SheetAbility]]]:
     """The helpers who may offer an augment now (§2.4), and the sheets the contest's
     characters pick abilities from, in one query.
 
@@ -603,7 +626,7 @@ def _abilities(
     """
 
     wanted = [c for c in character_ids if c is not None]
-    sheets: dict[int, list[Any]] = {c: [] for c in wanted}
+    sheets: dict[int, list[SheetAbility]] = {c: [] for c in wanted}
     with_helpers = flow.phase == "preparing" and not flow.state.get("machine")
     if not wanted and not with_helpers:
         return [], sheets
@@ -611,28 +634,37 @@ def _abilities(
     abilities = Ability.objects.filter(Ability.usable_as_own()).order_by(
         "character_id", F("follower_id").asc(nulls_first=True), "position", "id"
     )
-    # Only what the table shows of each: every ability's row carries its character's
-    # columns, so the sheets' prose and traits would be read once per ability.
-    abilities = abilities.select_related("character", "follower").only(*SHEET_FIELDS)
     if with_helpers:
         abilities = abilities.filter(character__campaign_id=contest.campaign_id)
     else:
         abilities = abilities.filter(character_id__in=wanted)
     helpers: dict[int, dict[str, Any]] = {}
-    for ability in abilities:
-        seen[ability.character_id] = ability.character
-        if ability.character_id in sheets:
-            sheets[ability.character_id].append(ability)
-        if not with_helpers or ability.kind == "flaw" or ability.rating <= 0:
+    for pk, character_id, name, kind, rating, sidekick, *whose in abilities.values_list(
+        *SHEET_COLUMNS
+    ):
+        character = seen.get(character_id)
+        if character is None:
+            character = seen[character_id] = SheetCharacter(character_id, *whose)
+        ability = SheetAbility(
+            pk,
+            name,
+            kind,
+            rating,
+            Ability.name_shown(name, sidekick),
+            Ability.text_of_rating(kind, rating),
+            character,
+        )
+        if character_id in sheets:
+            sheets[character_id].append(ability)
+        if not with_helpers or kind == "flaw" or rating <= 0:
             continue
-        character = ability.character
-        if character.pk not in helpers:
-            helpers[character.pk] = {
+        if character_id not in helpers:
+            helpers[character_id] = {
                 "character": character,
                 "player_id": character.player_id,
                 "abilities": [],
             }
-        helpers[character.pk]["abilities"].append(ability)
+        helpers[character_id]["abilities"].append(ability)
     return list(helpers.values()), sheets
 
 
