@@ -9,7 +9,9 @@ with the CSRF token the table page gave them (cookie + X-CSRFToken, as htmx send
 playing the realistic cycle: choose an ability -> a tactic -> roll -> resolve -> confirm
 the consequences -> frame the next contest. An action's latency runs from just before
 its POST is written until the last of its table's 8 sockets has received the broadcast
-of the step the answer acknowledged. Printed as JSON on stdout (progress on stderr):
+of the step the answer acknowledged. Every socket also sends the page's heartbeat every
+2 s all through the run, as an open page in view does. Printed as JSON on stdout
+(progress on stderr):
 
 - "capacity": for 1 server process straight, and for N processes behind Debian's nginx
   (docs/deploy/nginx.conf, bench.liveserver.nginx_balancer), actions are offered at
@@ -71,7 +73,7 @@ from .table_common import (
     log,
 )
 from .table_data import Table, make_tables, setup_django
-from .table_scenarios import bare_fanout, idle_sockets
+from .table_scenarios import _page_heartbeats, bare_fanout, idle_sockets
 
 __all__ = ["main", "run"]
 from .table_system import (
@@ -608,10 +610,14 @@ async def measure(
     for socket in sockets:
         sockets_of[socket.table].append(socket)
     playing: list[Playing] = []
+    pinging: asyncio.Task | None = None
     try:
         opened = await open_clients(sockets, port, recorder, keys, "/ws/tables/{table}/", 300)
         if opened["failed"]:
             raise BenchError(f"of {len(sockets)} sockets, some could not connect: {opened}")
+        # Every page at the tables is open and in view, so it pings its socket as a
+        # browser does (static/js/table.js), all through the run.
+        pinging = asyncio.create_task(_page_heartbeats(sockets, PAGE_PING_SECONDS))
         for table in tables:
             character_id, ability_id = owned[table.campaign_id]
             gm = Http(host, port, table.seats[0].session_key)
@@ -660,6 +666,10 @@ async def measure(
             measured["profile"] = {"rate_per_s": rate, **shares}
         return measured, recorder.samples.get("player", "")
     finally:
+        if pinging is not None:
+            pinging.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pinging
         for one in playing:
             # Where each table is in its cycle, for the next topology's run.
             progress[one.table.campaign_id] = one.step

@@ -145,3 +145,18 @@ def test_a_full_state_read_just_before_an_action_shows_its_log_up_to_its_own_ste
     # The broadcast of step 2 then brings its panel and its entry together.
     broadcast = sent[-1]["html"]["player"]
     assert 'data-seq="2"' in broadcast and "afterbegin:#roll-log" in broadcast
+
+
+def test_a_sheet_s_names_are_escaped_in_the_table_s_pick_lists(
+    campaign, table, session, alice, tamsin, sent, django_capture_on_commit_callbacks
+):
+    """The pick lists of abilities are built outside the template (issue 16): a name a
+    player typed is still shown as text, never as markup, in every audience's copy."""
+    from characters.models import Ability
+
+    Ability.objects.create(character=tamsin, name='<img src=x onerror="alert(1)"> & Co', rating=14)
+    with django_capture_on_commit_callbacks(execute=True):
+        frame(table, tamsin)
+    for audience, html in sent[-1]["html"].items():
+        assert "<img" not in html, audience
+        assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; Co 14</option>" in html
