@@ -1,27 +1,66 @@
-"""Django's ASGI handler with the middleware and the view run together in one thread.
+"""Django's ASGI handler with a request's whole synchronous part run in one step.
 
 Every view and every middleware of this project is synchronous (the ORM, templates).
 Django's own ASGI handler builds the middleware chain in async mode, and then crosses
 between the event loop and a worker thread at every boundary: each Django middleware
 in async mode runs its `process_request` and `process_response` through `sync_to_async`,
 each synchronous one is wrapped back with `async_to_sync`, and the view goes to a
-thread once more. The browsers'-path benchmark (bench.http_path) sampled about a fifth
-of a busy process in that back-and-forth, and every crossing waits for the GIL while the
-loop thread is busy sending to sockets.
+thread once more; the `request_started` and `request_finished` signals take a crossing
+each, and every request gets a new thread of its own (`ThreadSensitiveContext`). The
+browsers'-path benchmark (bench.http_path) sampled about a fifth of a busy process in
+that back-and-forth, and every crossing waits for the GIL while the loop thread is busy
+sending to sockets.
 
-Here the chain is built as under WSGI (synchronous throughout) and entered once, in the
-request's own thread (`sync_to_async`, thread-sensitive, so the request's database
-connection stays in that thread as Django requires). The request's body is still read,
-and the answer sent, by the event loop.
+Here the event loop reads the request's body, then hands the rest to a worker thread in
+one call: `request_started`, the middleware chain built as under WSGI (synchronous
+throughout), the view, and, for an answer already whole in memory (every page and
+fragment), `request_finished`, which hands the request's database connection back to
+the pool. The loop then sends the answer. Everything a request does with the database
+happens inside that one call, in one thread, as Django requires. The worker threads
+are the loop's default executor's, kept from one request to the next; a streamed answer
+(a static file) is sent and then closed as Django's handler does.
 """
 
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse, HttpResponseBase
+from django.urls import set_script_prefix
 
 
 class OneThreadASGIHandler(ASGIHandler):
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
-        self._middleware_chain = sync_to_async(self._middleware_chain, thread_sensitive=True)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            set_script_prefix(get_script_prefix(scope))
+            response = await sync_to_async(self._respond, thread_sensitive=False)(scope, body_file)
+            await self.send_response(response, send)
+            if response.streaming:
+                await sync_to_async(response.close, thread_sensitive=False)()
+        finally:
+            body_file.close()
+
+    def _respond(self, scope, body_file) -> HttpResponseBase:
+        """The request's synchronous part, in the worker thread that calls it."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self._middleware_chain(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+        if not response.streaming:
+            # request_finished, here in the thread that used the connection.
+            response.close()
+        return response

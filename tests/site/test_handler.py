@@ -1,5 +1,6 @@
-"""HTTP requests through the ASGI application: the middleware and the view run in one
-thread of their own, entered once (questworlds_site/handler.py)."""
+"""HTTP requests through the ASGI application: a request's signals, middleware and view
+run in one worker thread, entered once, and the workers are kept from one request to the
+next (questworlds_site/handler.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 import pytest
 from asgiref.sync import AsyncToSync
 from asgiref.testing import ApplicationCommunicator
+from django.core import signals
 
 from questworlds_site.handler import OneThreadASGIHandler
 
@@ -79,6 +81,34 @@ async def test_a_request_runs_its_middleware_and_view_in_one_thread(settings, mo
     # around every middleware in async mode).
     assert len(threads) == 1 and threading.get_ident() not in threads
     assert crossings_back == []
+
+
+async def test_a_request_starts_and_finishes_in_its_own_thread_and_threads_are_kept():
+    """request_finished (which hands the request's database connection back to the pool)
+    runs in the thread that used the connection; and a burst of requests is served by a
+    few kept threads, not a new thread each (Django's handler starts one per request)."""
+    seen: list[tuple[str, str]] = []
+
+    def started(**kwargs):
+        seen.append(("started", threading.current_thread().name))
+
+    def finished(**kwargs):
+        seen.append(("finished", threading.current_thread().name))
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        handler = OneThreadASGIHandler()
+        for _ in range(20):
+            status, _ = await get(handler, "/accounts/login/")
+            assert status == 200
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+    assert [kind for kind, _ in seen] == ["started", "finished"] * 20
+    pairs = list(zip(seen[::2], seen[1::2], strict=True))
+    assert all(start[1] == finish[1] for start, finish in pairs)
+    assert len({name for _, name in seen}) <= 8
 
 
 async def test_the_sites_application_answers_pages_and_refusals():
