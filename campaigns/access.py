@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from .models import Campaign, Membership, Role
@@ -31,6 +31,28 @@ def get_campaign_for_user(user, campaign_id: int) -> tuple[Campaign, str]:
     if campaign is None or role is None:
         raise Http404("No such campaign")
     return campaign, role
+
+
+def role_in_campaign(user, campaign_id: int) -> str:
+    """The user's role in the campaign, read in one query without loading the campaign,
+    for a view that needs only who may act (the table's actions, issue 16); 404 for
+    outsiders, like `get_campaign_for_user`."""
+    if not getattr(user, "is_authenticated", False):
+        raise Http404("No such campaign")
+    member = Membership.objects.filter(campaign=OuterRef("pk"), user=user).values("role")[:1]
+    row = (
+        Campaign.objects.filter(pk=campaign_id)
+        .annotate(member_role=Subquery(member))
+        .values_list("gm_id", "member_role")
+        .first()
+    )
+    if row is None:
+        raise Http404("No such campaign")
+    gm_id, member_role = row
+    role = Role.GM if gm_id == user.pk else member_role
+    if role is None:
+        raise Http404("No such campaign")
+    return role
 
 
 def campaigns_for_user(user) -> QuerySet[Campaign]:

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.access import get_campaign_for_user
+from campaigns.access import get_campaign_for_user, role_in_campaign
 from characters.models import Ability, Character, Follower
 from community.models import ResourceDraw
 from questworlds_site import throttle
@@ -153,7 +153,7 @@ def table_viewer_css(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The table's one per-viewer style: controls meant for one player (`data-for-user`)
     show only in that player's browser. Served as a stylesheet because the
     Content-Security-Policy allows no inline style; the server checks every action anyway."""
-    get_campaign_for_user(request.user, campaign_id)  # members only (404 otherwise)
+    role_in_campaign(request.user, campaign_id)  # members only (404 otherwise)
     mine = f'[data-for-user="{int(request.user.pk)}"]'
     css = f"[data-for-user]:not({mine}) {{ display: none !important; }}\n"
     # What everyone sees but those who have their own copy ("waiting for ...").
@@ -218,16 +218,16 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
     arrive soon after the acknowledgement asks for the full state (static/js/table.js).
     A refused or repeated action, or a plain form post (no scripts), gets the current
     panel with the message, so the page shows where the table really is."""
-    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    role = role_in_campaign(request.user, campaign_id)
     reply = perform(
-        campaign_id=campaign.pk,
+        campaign_id=campaign_id,
         user=request.user,
         message=_message_from_post(request.POST),
         form=True,
     )
     if request.htmx and reply.created and not reply.error:
         return HttpResponse(live.render_error("") + live.render_ack(reply.seq))
-    contest = live.current_contest(campaign.pk)
+    contest = live.current_contest(campaign_id)
     html = live.render_contest(contest, role)
     if reply.error:
         # htmx swaps only 2xx answers; a plain form post gets a real 400 (429: too many).
