@@ -10,7 +10,8 @@ playing the realistic cycle: choose an ability -> a tactic -> roll -> resolve ->
 the consequences -> frame the next contest. An action's latency runs from just before
 its POST is written until the last of its table's 8 sockets has received the broadcast
 of the step the answer acknowledged. Every socket also sends the page's heartbeat every
-2 s all through the run, as an open page in view does. Printed as JSON on stdout
+2 s all through the run, as an open page in view does, and each player's page fetches
+its own sheet (GET table/me/) when static/js/table.js would. Printed as JSON on stdout
 (progress on stderr):
 
 - "capacity": for 1 server process straight, and for N processes behind Debian's nginx
@@ -235,6 +236,81 @@ class Http:
             "Origin": f"http://{self.host}:{self.port}",
         }
         return await self.request("POST", path, body, headers)
+
+
+# --- What every player's page fetches besides ------------------------------------------------
+# static/js/table.js reloads a player's own sheet ("My characters", GET table/me/, 250 ms
+# after the last trigger) after a contest message that can change it: a whole contest
+# (framed, or a full state), or a step other than those below, on the pages of those the
+# panel names as playing in the contest (data-sheet-players).
+SHEET_UNCHANGED_RE = re.compile(
+    r'data-type="(roll|resolve|reveal|set_tactic|modifier|remove_modifier|augment|bid|'
+    r'enter_roll|declare|act|narrate|delay)"'
+)
+SHEET_PLAYERS_RE = re.compile(r'id="contest" [^>]*data-sheet-players="([\d ]*)"')
+APPENDED = 'hx-swap-oob="afterbegin:#roll-log"'
+SHEET_RELOAD_DELAY = 0.25
+
+
+class PageRecorder(Recorder):
+    """The recorder, and what each player's page does on a contest message besides
+    showing it: fetch its own sheet when static/js/table.js would, over a keep-alive
+    connection of its own (a browser's), so that the load offered is the browsers' own."""
+
+    def __init__(self, host: str, port: int, keys: dict[int, str], users: dict[int, int]) -> None:
+        super().__init__()
+        self.host, self.port, self.keys, self.users = host, port, keys, users
+        self.http: dict[int, Http] = {}
+        self.timers: dict[int, asyncio.TimerHandle] = {}
+        self.tasks: set[asyncio.Task] = set()
+        self.sheet_fetches = 0
+        self.sheet_errors = 0
+
+    def on_message(self, client: Client, message: str | bytes, now: float) -> None:
+        super().on_message(client, message, now)
+        if client.role != "player" or not isinstance(message, str):
+            return
+        if 'id="contest"' not in message:
+            return
+        appended = APPENDED in message
+        if appended and SHEET_UNCHANGED_RE.search(message):
+            return
+        players = SHEET_PLAYERS_RE.search(message)
+        if appended and players and str(self.users[client.index]) not in players[1].split():
+            return
+        waiting = self.timers.pop(client.index, None)
+        if waiting is not None:
+            waiting.cancel()  # htmx's delay: the last trigger counts
+        loop = asyncio.get_running_loop()
+        self.timers[client.index] = loop.call_later(SHEET_RELOAD_DELAY, self._start, client)
+
+    def _start(self, client: Client) -> None:
+        self.timers.pop(client.index, None)
+        task = asyncio.get_running_loop().create_task(self._fetch(client))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _fetch(self, client: Client) -> None:
+        http = self.http.get(client.index)
+        if http is None:
+            http = self.http[client.index] = Http(self.host, self.port, self.keys[client.index])
+        try:
+            status, _ = await http.request("GET", f"/campaigns/{client.table}/table/me/")
+        except (OSError, asyncio.IncompleteReadError):
+            status = 0
+        self.sheet_fetches += 1
+        if status != 200:
+            self.sheet_errors += 1
+
+    async def close(self) -> None:
+        for timer in self.timers.values():
+            timer.cancel()
+        for task in list(self.tasks):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for http in self.http.values():
+            await http.close()
 
 
 # --- The tables, playing the cycle -----------------------------------------------------------
@@ -604,8 +680,15 @@ async def measure(
 ) -> tuple[dict[str, Any], str]:
     """Connect every table's 8 sockets and the two actors' browsers at `host:port`, then
     offer each rate in turn; stops after the first rate that misses the target."""
-    recorder = Recorder()
     sockets, keys = _table_clients(tables)
+    users = dict(
+        zip(
+            (socket.index for socket in sockets),
+            (seat.user_id for table in tables for seat in table.seats),
+            strict=True,
+        )
+    )
+    recorder = PageRecorder(host, port, keys, users)
     sockets_of: dict[int, list[Client]] = collections.defaultdict(list)
     for socket in sockets:
         sockets_of[socket.table].append(socket)
@@ -655,7 +738,16 @@ async def measure(
             if not step["met"]:
                 break
             capacity = rate
-        measured = {"steps": steps, "capacity_per_s": capacity, "light_load": steps[0]}
+        measured = {
+            "steps": steps,
+            "capacity_per_s": capacity,
+            "light_load": steps[0],
+            # What the players' pages fetched besides (their own sheets), warm-up included.
+            "sheet_reloads": {
+                "fetched": recorder.sheet_fetches,
+                "not_200": recorder.sheet_errors,
+            },
+        }
         if profile:
             # Where the process's CPU goes at a steady rate it sustains: sampled apart
             # from the search, so the sampling costs none of its figures.
@@ -676,6 +768,7 @@ async def measure(
             await one.gm.close()
             await one.player.close()
         await close_clients(sockets)
+        await recorder.close()
 
 
 def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:

@@ -308,10 +308,11 @@ def app_server(
 
 
 @contextlib.contextmanager
-def demo_server(tmp_dir: Path) -> Iterator[str]:
-    """A fresh database with the demo campaign, served by uvicorn."""
+def demo_server(tmp_dir: Path, **extra: str) -> Iterator[str]:
+    """A fresh database with the demo campaign, served by uvicorn (`extra`: more of its
+    environment)."""
     with fresh_database(tmp_dir, template="demo") as database_url:
-        env = server_env(database_url)
+        env = server_env(database_url, **extra)
         with app_server(env) as base:
             yield base
 

@@ -88,7 +88,24 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
         "odds_table": _odds_table(flow) if preparing else [],
         "helpers": helpers,
         "cast": _cast(flow, seen),
+        "sheet_players": _players_in(flow),
     }
+
+
+def _players_in(flow: TableFlow) -> str:
+    """The users who play a character in the contest (its sides, participants and
+    roster; a follower's owner is a participant too), as the panel's
+    `data-sheet-players`: only their own sheets at the table can change with its steps
+    (hero points, conditions, the ability the table waits on them to pick), so only
+    their pages reload them (static/js/table.js), not the whole table's (issue 16)."""
+    state = flow.state
+    records = [
+        *(state.get("sides") or {}).values(),
+        *(state.get("participants") or []),
+        *(state.get("roster") or []),
+    ]
+    ids = {r["player_id"] for r in records if isinstance(r.get("player_id"), int)}
+    return " ".join(str(i) for i in sorted(ids))
 
 
 def contest_context(
@@ -131,6 +148,7 @@ def contest_context(
         "fortune_options": FORTUNE_OPTIONS,
         "events": events,
         "seq": contest.seq,
+        "sheet_players": shared["sheet_players"],
         "totals": shared["totals"],
         "controls": [c for c in controls if not c.in_bar],
         "bar_controls": [c for c in controls if c.in_bar],

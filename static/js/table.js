@@ -330,13 +330,17 @@
   document.body.addEventListener("htmx:afterSettle", update);
   // A player's own sheet at the table reloads after a change of the contest that can
   // change it (hero points, conditions, which ability the table waits on them to pick):
-  // a new or whole contest, or a step other than those that change no sheet.
+  // a new or whole contest, or a step other than those that change no sheet; and only
+  // on the pages of those who play a character in it (the panel's data-sheet-players).
   const SHEET_UNCHANGED = /data-type="(roll|resolve|reveal|set_tactic|modifier|remove_modifier|augment|bid|enter_roll|declare|act|narrate|delay)"/;
+  const SHEET_PLAYERS = /id="contest" [^>]*data-sheet-players="([\d ]*)"/;
   document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const message = evt.detail.message || "";
     if (message.indexOf('id="contest"') < 0) return;
     const appended = message.indexOf('hx-swap-oob="afterbegin:#roll-log"') >= 0;
     if (appended && SHEET_UNCHANGED.test(message)) return;
+    const players = SHEET_PLAYERS.exec(message);
+    if (appended && players && players[1].split(" ").indexOf(page.dataset.userId) < 0) return;
     document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
   });
 })();

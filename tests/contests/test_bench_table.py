@@ -102,7 +102,8 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
 def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
     """`bench.http_path --small` (issue 16): the table's cycle posted as browsers post
     it, to one uvicorn process and to two behind Debian's nginx; every step reaches every
-    socket of its table once and in order, and PostgreSQL stays within the pools' bound."""
+    socket of its table once and in order, the players' pages fetch their sheets, and
+    PostgreSQL stays within the pools' bound."""
     redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
     if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
         pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")
@@ -127,6 +128,10 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
             assert step["lost"] == step["duplicated"] == step["out_of_order"] == 0, step
             for key in LATENCY_KEYS:
                 assert _number(step[key]), (topology, key)
+        # The players' pages fetched their own sheets as the page's script does, and
+        # every fetch was answered.
+        reloads = measured["sheet_reloads"]
+        assert reloads["fetched"] > 0 and reloads["not_200"] == 0, (topology, reloads)
         if "postgres_connections" in measured:
             connections = measured["postgres_connections"]
             assert 0 < connections["most_seen"] <= connections["bound"], connections

@@ -160,3 +160,19 @@ def test_a_sheet_s_names_are_escaped_in_the_table_s_pick_lists(
     for audience, html in sent[-1]["html"].items():
         assert "<img" not in html, audience
         assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; Co 14</option>" in html
+
+
+def test_the_panel_names_who_plays_in_the_contest(
+    table, session, alice, bob, tamsin, brannoc, sent, django_capture_on_commit_callbacks
+):
+    """Only their pages reload their own sheets after a step (static/js/table.js): Alice
+    plays Tamsin in this contest; Bob, at the same table, does not."""
+    with django_capture_on_commit_callbacks(execute=True):
+        contest = frame(table, tamsin)
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(
+            contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+        )
+    for message in sent:
+        for html in message["html"].values():
+            assert f'data-seq="{message["seq"]}" data-sheet-players="{alice.pk}"' in html

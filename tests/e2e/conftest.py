@@ -19,6 +19,12 @@ from playwright.sync_api import expect
 
 from bench.liveserver import app_server, demo_server, fresh_database, manage, server_env
 
+# The browsers here press at machine speed, many times a person's pace, and a module's
+# tests share their users: the per-person limit on table actions (20 in 10 s unless set)
+# is raised for these servers, so that it never decides a test by how fast the machine
+# is. The limit itself is tested on the browsers' path in tests/contests/test_rate_limit.py.
+MACHINE_SPEED = {"ACTION_RATE_LIMIT": "100/10 seconds"}
+
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -112,7 +118,7 @@ def browser():
 @pytest.fixture(scope="session")
 def live_url(tmp_path_factory):
     """The demo campaign served by uvicorn on a fresh database (PostgreSQL + Redis in CI)."""
-    with demo_server(tmp_path_factory.mktemp("live")) as base:
+    with demo_server(tmp_path_factory.mktemp("live"), **MACHINE_SPEED) as base:
         yield base
 
 
@@ -191,7 +197,7 @@ class TableServer:
 def table_server(tmp_path_factory):
     """The demo data, a staff account (`admin`) and a spectator (`sam`), served by uvicorn."""
     with fresh_database(tmp_path_factory.mktemp("tables"), template="demo") as database_url:
-        env = server_env(database_url)
+        env = server_env(database_url, **MACHINE_SPEED)
         manage(env, "shell", "-c", STAFF_AND_SPECTATOR)
         with app_server(env) as base:
             yield TableServer(base, env)
@@ -307,7 +313,7 @@ def demo_table(tmp_path_factory, name: str, setup: str = ""):
     """uvicorn on a fresh copy of the demo database with a session open in the demo
     campaign (and `setup`, more shell code, run first): yields (base URL, campaign id)."""
     with fresh_database(tmp_path_factory.mktemp(name), template="demo") as database_url:
-        env = server_env(database_url)
+        env = server_env(database_url, **MACHINE_SPEED)
         script = OPEN_SESSION + setup + "\nprint(campaign.pk)\n"
         campaign_id = manage(env, "shell", "-c", script).strip().splitlines()[-1]
         with app_server(env) as base:

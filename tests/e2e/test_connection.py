@@ -98,16 +98,27 @@ def test_an_action_whose_broadcast_is_lost_is_fetched_after_its_acknowledgement(
 
 def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browser, table_url):
     """Each player's page fetches its sheet (table/me/) after a step that can change it
-    (a pick, a hero point, consequences), not after every roll (issue 16)."""
+    (a pick, a hero point, consequences), not after every roll; and a step reloads only
+    the sheets of those who play in the contest, not the whole table's (issue 16)."""
     base, campaign_id = table_url
     gm = open_table(browser, base, campaign_id, "gm")
     alice = open_table(browser, base, campaign_id, "alice")
-    fetched = []
+    bob = open_table(browser, base, campaign_id, "bob")  # not in this contest
+    fetched, bob_fetched = [], []
     alice.on(
         "request",
         lambda request: fetched.append(request.url) if "/table/me/" in request.url else None,
     )
+    bob.on(
+        "request",
+        lambda request: bob_fetched.append(request.url) if "/table/me/" in request.url else None,
+    )
+    bob.wait_for_timeout(600)  # his page's own first loads of his sheet (open, connect)
+    bob_fetched.clear()
     frame_for_alice(gm, "Cross the weir")
+    expect(bob.locator("#contest h3")).to_contain_text("Cross the weir")
+    bob.wait_for_timeout(600)
+    assert len(bob_fetched) == 1, "a new contest reloads every sheet at the table"
     expect(alice.locator("#my-character")).to_contain_text("pick the ability")
     alice.locator("#my-character").get_by_role("button", name="Use River Guide 3M").click()
     expect(alice.locator("#my-character")).not_to_contain_text("pick the ability")
@@ -124,7 +135,9 @@ def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browse
     expect(alice.locator("#contest [data-phase=finished]")).to_be_attached()
     alice.wait_for_timeout(600)
     assert len(fetched) == picked + 1, fetched
-    for page in (gm, alice):
+    expect(bob.locator("#contest [data-phase=finished]")).to_be_attached()
+    assert len(bob_fetched) == 1, bob_fetched  # Alice's pick and consequences: not his
+    for page in (gm, alice, bob):
         page.context.close()
 
 

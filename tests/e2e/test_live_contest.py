@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from bench.liveserver import app_server, fresh_database, manage, server_env
 
-from .conftest import accepting, with_options_open
+from .conftest import MACHINE_SPEED, accepting, with_options_open
 
 SETUP = """
 from django.utils import timezone
@@ -32,7 +32,7 @@ print(campaign.pk)
 @pytest.fixture(scope="module")
 def table_url(tmp_path_factory):
     with fresh_database(tmp_path_factory.mktemp("table"), template="demo") as database_url:
-        env = server_env(database_url)
+        env = server_env(database_url, **MACHINE_SPEED)
         campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
         with app_server(env) as base:
             yield base, campaign_id
