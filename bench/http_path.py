@@ -240,9 +240,11 @@ class Http:
 
 # --- What every player's page fetches besides ------------------------------------------------
 # static/js/table.js reloads a player's own sheet ("My characters", GET table/me/, 250 ms
-# after the last trigger) after a contest message that can change it: a whole contest
-# (framed, or a full state), or a step other than those below, on the pages of those the
-# panel names as playing in the contest (data-sheet-players).
+# after the last trigger): after a step other than those below, on the pages of those
+# the panel names as playing in the contest (data-sheet-players); after a new contest
+# they play in, or any new contest while their sheet offers a pick. The page loads the
+# sheet once as it opens; the socket's first full state then adds nothing (the sheet was
+# drawn at that step): here that first full state stands for the page's own first load.
 SHEET_UNCHANGED_RE = re.compile(
     r'data-type="(roll|resolve|reveal|set_tactic|modifier|remove_modifier|augment|bid|'
     r'enter_roll|declare|act|narrate|delay)"'
@@ -250,6 +252,7 @@ SHEET_UNCHANGED_RE = re.compile(
 SHEET_PLAYERS_RE = re.compile(r'id="contest" [^>]*data-sheet-players="([\d ]*)"')
 APPENDED = 'hx-swap-oob="afterbegin:#roll-log"'
 SHEET_RELOAD_DELAY = 0.25
+PICK = b'class="pick"'
 
 
 class PageRecorder(Recorder):
@@ -265,6 +268,8 @@ class PageRecorder(Recorder):
         self.tasks: set[asyncio.Task] = set()
         self.sheet_fetches = 0
         self.sheet_errors = 0
+        self.opened: set[int] = set()  # pages whose sheet has been loaded
+        self.picking: set[int] = set()  # pages whose sheet offers a pick
 
     def on_message(self, client: Client, message: str | bytes, now: float) -> None:
         super().on_message(client, message, now)
@@ -272,12 +277,16 @@ class PageRecorder(Recorder):
             return
         if 'id="contest"' not in message:
             return
-        appended = APPENDED in message
-        if appended and SHEET_UNCHANGED_RE.search(message):
-            return
         players = SHEET_PLAYERS_RE.search(message)
-        if appended and players and str(self.users[client.index]) not in players[1].split():
-            return
+        mine = players is None or str(self.users[client.index]) in players[1].split()
+        if APPENDED in message:
+            if SHEET_UNCHANGED_RE.search(message) or not mine:
+                return
+        elif client.index in self.opened:
+            if not mine and client.index not in self.picking:
+                return
+        else:
+            self.opened.add(client.index)  # the page's first load of its sheet
         waiting = self.timers.pop(client.index, None)
         if waiting is not None:
             waiting.cancel()  # htmx's delay: the last trigger counts
@@ -295,9 +304,13 @@ class PageRecorder(Recorder):
         if http is None:
             http = self.http[client.index] = Http(self.host, self.port, self.keys[client.index])
         try:
-            status, _ = await http.request("GET", f"/campaigns/{client.table}/table/me/")
+            status, body = await http.request("GET", f"/campaigns/{client.table}/table/me/")
         except (OSError, asyncio.IncompleteReadError):
-            status = 0
+            status, body = 0, b""
+        if PICK in body:
+            self.picking.add(client.index)
+        else:
+            self.picking.discard(client.index)
         self.sheet_fetches += 1
         if status != 200:
             self.sheet_errors += 1

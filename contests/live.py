@@ -773,8 +773,10 @@ def ability_picks(
     contest: Contest | None, user_id: int, character_ids: list[int]
 ) -> dict[int, dict[str, Any]]:
     """For each of a player's characters the table waits on to choose an ability now:
-    the form's fixed fields (action, contest, seq, the side or participant), so the
-    sheet at the table can offer each ability as one click."""
+    the form's fixed fields (action, contest, the side or participant), so the sheet at
+    the table can offer each ability as one click. No step number: the page keeps the
+    sheet through steps that change no sheet, and the flow itself refuses a pick that no
+    longer fits (the holder has chosen, the contest has ended)."""
     if contest is None or not character_ids:
         return {}
     flow = load_flow(contest.state)
@@ -790,7 +792,6 @@ def ability_picks(
             if character_id in character_ids and not record.get("ability"):
                 picks[character_id] = {
                     "contest": contest.pk,
-                    "seq": contest.seq,
                     "key": flow.KEY,
                     "value": option.value,
                     "name": record.get("name", ""),

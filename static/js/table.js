@@ -329,18 +329,34 @@
   document.body.addEventListener("htmx:wsAfterMessage", update);
   document.body.addEventListener("htmx:afterSettle", update);
   // A player's own sheet at the table reloads after a change of the contest that can
-  // change it (hero points, conditions, which ability the table waits on them to pick):
-  // a new or whole contest, or a step other than those that change no sheet; and only
-  // on the pages of those who play a character in it (the panel's data-sheet-players).
+  // change it (hero points, conditions, which ability the table waits on them to pick),
+  // and only on the pages of those who play a character in it (the panel's
+  // data-sheet-players): a step other than those that change no sheet; a new contest
+  // they play in, or any new contest while their sheet still offers a pick for the old
+  // one. After the socket (re)connects, its first whole contest reloads the sheet unless
+  // the sheet was drawn at that very step (data-sheet-at, the page's first load).
   const SHEET_UNCHANGED = /data-type="(roll|resolve|reveal|set_tactic|modifier|remove_modifier|augment|bid|enter_roll|declare|act|narrate|delay)"/;
   const SHEET_PLAYERS = /id="contest" [^>]*data-sheet-players="([\d ]*)"/;
+  const AT = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/;
+  let connected = false;
+  document.body.addEventListener("htmx:wsOpen", function () { connected = true; });
   document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const message = evt.detail.message || "";
     if (message.indexOf('id="contest"') < 0) return;
     const appended = message.indexOf('hx-swap-oob="afterbegin:#roll-log"') >= 0;
-    if (appended && SHEET_UNCHANGED.test(message)) return;
     const players = SHEET_PLAYERS.exec(message);
-    if (appended && players && players[1].split(" ").indexOf(page.dataset.userId) < 0) return;
+    const mine = players && players[1].split(" ").indexOf(page.dataset.userId) >= 0;
+    if (appended) {
+      if (SHEET_UNCHANGED.test(message) || (players && !mine)) return;
+    } else {
+      const reconnected = connected;
+      connected = false;
+      const drawn = document.querySelector("#my-character [data-sheet-at]");
+      const at = AT.exec(message);
+      if (drawn && at && drawn.dataset.sheetAt === at[1] + ":" + at[2]) return;
+      const picking = document.querySelector("#my-character form.pick");
+      if (!reconnected && players && !mine && !picking) return;
+    }
     document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
   });
 })();

@@ -169,6 +169,26 @@ def test_a_player_sees_their_own_sheet_at_the_table_and_picks_an_ability_in_one_
     assert 'name="action" value="choose_ability"' not in client.get(url).content.decode()
 
 
+def test_a_pick_on_the_sheet_still_works_after_steps_that_do_not_reload_it(
+    client, table, session, gm, alice, tamsin
+):
+    """The page keeps the sheet through steps that change no sheet (a GM's modifier,
+    an augment: static/js/table.js), so its one-click pick must not go stale with them."""
+    from django.urls import reverse
+
+    contest = table.frame("simple", pc=tamsin)
+    client.force_login(alice)
+    page = client.get(reverse("table_me", args=[table.campaign.pk])).content.decode()
+    table.act(contest, gm, "modifier", side="pc", value=-3, label="Rain")
+    form = re.search(r'<form[^>]*class="pick".*?</form>', page, re.S).group(0)
+    fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', form))
+    fields["key"] = "after-a-modifier"
+    answer = client.post(reverse("table_act", args=[table.campaign.pk]), fields)
+    assert "moved on" not in answer.content.decode()
+    contest.refresh_from_db()
+    assert contest.state["sides"]["pc"]["ability"]
+
+
 def test_the_sheet_at_the_table_is_the_viewers_own(client, table, session, gm, bob, sam, tamsin):
     from django.urls import reverse
 

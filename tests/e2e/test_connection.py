@@ -97,31 +97,43 @@ def test_an_action_whose_broadcast_is_lost_is_fetched_after_its_acknowledgement(
 
 
 def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browser, table_url):
-    """Each player's page fetches its sheet (table/me/) after a step that can change it
-    (a pick, a hero point, consequences), not after every roll; and a step reloads only
-    the sheets of those who play in the contest, not the whole table's (issue 16)."""
+    """Each player's page fetches its sheet (table/me/) once as it opens (not again for
+    the socket's first full state), then after a step that can change it (a pick, a hero
+    point, consequences), not after every roll; and a step or a new contest reloads only
+    the sheets of those who play in the contest, not the whole table's (issue 16). A
+    pick on the sheet still works after steps that did not reload it (a GM's modifier)."""
     base, campaign_id = table_url
     gm = open_table(browser, base, campaign_id, "gm")
     alice = open_table(browser, base, campaign_id, "alice")
-    bob = open_table(browser, base, campaign_id, "bob")  # not in this contest
     fetched, bob_fetched = [], []
     alice.on(
         "request",
         lambda request: fetched.append(request.url) if "/table/me/" in request.url else None,
     )
+    bob = sign_in(browser, base, "bob")
     bob.on(
         "request",
         lambda request: bob_fetched.append(request.url) if "/table/me/" in request.url else None,
     )
-    bob.wait_for_timeout(600)  # his page's own first loads of his sheet (open, connect)
-    bob_fetched.clear()
+    bob.goto(f"{base}/campaigns/{campaign_id}/table/")  # Bob is not in this contest
+    expect(bob.locator("#connection-status")).to_have_text("Connected")
+    expect(bob.locator("#my-character")).to_contain_text("hero point")
+    bob.wait_for_timeout(600)
+    assert len(bob_fetched) == 1, "the page's own first load; the socket's full state adds none"
     frame_for_alice(gm, "Cross the weir")
     expect(bob.locator("#contest h3")).to_contain_text("Cross the weir")
-    bob.wait_for_timeout(600)
-    assert len(bob_fetched) == 1, "a new contest reloads every sheet at the table"
     expect(alice.locator("#my-character")).to_contain_text("pick the ability")
+    bob.wait_for_timeout(600)
+    assert len(bob_fetched) == 1, "a contest Bob does not play in leaves his sheet alone"
+    modifier = gm.locator("form[data-action=modifier]").filter(
+        has=gm.locator("input[name=side][value=opponent]")
+    )
+    modifier.evaluate("form => { form.elements.value.value = '-2'; form.requestSubmit(); }")
+    expect(alice.locator("#roll-log li").first).to_contain_text("-2 to Resistance")
     alice.locator("#my-character").get_by_role("button", name="Use River Guide 3M").click()
     expect(alice.locator("#my-character")).not_to_contain_text("pick the ability")
+    expect(alice.locator("#table-error")).to_be_empty()
+    expect(gm.locator("#contest .side[data-side=pc]")).to_contain_text("River Guide")
     alice.wait_for_timeout(600)  # the pick's own reload comes 250 ms after the change
     picked = len(fetched)
     assert picked >= 1, "a pick changes the sheet: it is fetched again"
