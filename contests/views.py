@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 import uuid
+from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import F, Prefetch
+from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign_for_user, role_in_campaign
-from characters.models import Ability, Character, Follower
+from characters.models import Ability, Character, Condition, Follower
 from community.models import ResourceDraw
 from questworlds_site import throttle
 from questworlds_site.limits import CHAT_LINE
@@ -107,45 +109,57 @@ def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
 def table_me(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """A player's own characters at the table (issue 15): hero points, conditions with
     what they do, and the abilities, each one click to use when the table waits on
-    this player to choose one. Reloaded by the page after every change at the table."""
-    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    this player to choose one. Reloaded by the page after a change at the table that
+    can change it (static/js/table.js), so read as rows: who may see it, the
+    characters, their abilities, their active conditions and the contest (issue 16)."""
+    role = role_in_campaign(request.user, campaign_id)  # members only (404 otherwise)
     characters = list(
-        Character.objects.filter(campaign=campaign, player=request.user)
+        Character.objects.filter(campaign_id=campaign_id, player=request.user)
         .order_by("name")
-        .prefetch_related(
-            Prefetch(
-                "abilities",
-                Ability.objects.filter(Ability.usable_as_own())
-                .select_related("follower")
-                .order_by(F("follower_id").asc(nulls_first=True), "position", "id"),
-            ),
-            "conditions",
-        )
+        .values_list("id", "name", "hero_points")
     )
-    contest = live.current_contest(campaign.pk)
-    picks = live.ability_picks(contest, request.user.pk, [c.pk for c in characters])
-    cards = []
-    for character in characters:
-        active = [c for c in character.conditions.all() if c.ended_at is None]
-        conditions = []
-        for condition in active:
-            state = State(condition.state)
+    ids = [pk for pk, _, _ in characters]
+    abilities: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
+    conditions: dict[int, list[dict[str, str]]] = {pk: [] for pk in ids}
+    if ids:
+        rows = (
+            Ability.objects.filter(Ability.usable_as_own(), character_id__in=ids)
+            .order_by("character_id", F("follower_id").asc(nulls_first=True), "position", "id")
+            .values_list("id", "character_id", "name", "kind", "rating", "follower__name")
+        )
+        for pk, character_id, name, kind, rating, sidekick in rows:
+            abilities[character_id].append(
+                {
+                    "id": pk,
+                    "shown_name": Ability.name_shown(name, sidekick),
+                    "rating_text": Ability.text_of_rating(kind, rating),
+                }
+            )
+        active = Condition.objects.filter(character_id__in=ids, ended_at__isnull=True)
+        for character_id, code in active.order_by("created_at", "id").values_list(
+            "character_id", "state"
+        ):
+            state = State(code)
             effect = (
                 f"{state.modifier:+d}"
                 if state.modifier
                 else ("a bump up" if state.bumps else "no action" if state.is_adversity else "")
             )
-            conditions.append({"label": condition.get_state_display(), "effect": effect})
-        abilities = list(character.abilities.all())
-        cards.append(
-            {
-                "character": character,
-                "conditions": conditions,
-                "abilities": abilities,
-                "pick": picks.get(character.pk),
-            }
-        )
-    context = {"cards": cards, "role": role, "contest": contest, "campaign": campaign}
+            label = Condition.State(code).label
+            conditions[character_id].append({"label": label, "effect": effect})
+    contest = live.current_contest(campaign_id)
+    picks = live.ability_picks(contest, request.user.pk, ids)
+    cards = [
+        {
+            "character": {"id": pk, "name": name, "hero_points": hero_points},
+            "conditions": conditions[pk],
+            "abilities": abilities[pk],
+            "pick": picks.get(pk),
+        }
+        for pk, name, hero_points in characters
+    ]
+    act_url = reverse("table_act", args=[campaign_id])  # once, not per ability
+    context = {"cards": cards, "role": role, "contest": contest, "act_url": act_url}
     return render(request, "contests/_my_character.html", context)
 
 

@@ -169,6 +169,28 @@ def test_a_player_sees_their_own_sheet_at_the_table_and_picks_an_ability_in_one_
     assert 'name="action" value="choose_ability"' not in client.get(url).content.decode()
 
 
+def test_the_sheet_at_the_table_reads_a_fixed_number_of_queries(
+    client, table, session, alice, tamsin, django_assert_max_num_queries
+):
+    """Every open player's page reloads its sheet after changes at the table (issue
+    16): the session, the user, who may see it, the characters, their abilities, their
+    conditions and the contest, however many of each there are."""
+    from django.urls import reverse
+
+    from characters.models import Ability, Character, Condition
+
+    second = Character.objects.create(campaign=table.campaign, player=alice, name="Wren")
+    for name in ("Boatcraft", "Swimming", "Knots"):
+        Ability.objects.create(character=second, name=name, rating=14)
+        Condition.objects.create(character=tamsin, state="hurt", cause=name)
+    table.frame("simple", pc=tamsin)
+    client.force_login(alice)
+    url = reverse("table_me", args=[table.campaign.pk])
+    with django_assert_max_num_queries(7):
+        page = html.unescape(client.get(url).content.decode())
+    assert "Wren" in page and "Knots" in page and page.count("Hurt: -3") == 3
+
+
 def test_a_pick_on_the_sheet_still_works_after_steps_that_do_not_reload_it(
     client, table, session, gm, alice, tamsin
 ):
