@@ -461,6 +461,17 @@ async def play_step(
         playing.step += 1
 
 
+async def _advance(
+    playing: Playing, steps: int, recorder: Recorder, sockets_of: dict[int, list[Client]]
+) -> None:
+    """Play `steps` steps of one table's cycle, one after the other, not counted."""
+    for _ in range(steps):
+        done = playing.step
+        await play_step(playing, recorder, sockets_of[playing.table.campaign_id], [])
+        if playing.step == done:
+            raise BenchError(f"table {playing.table.campaign_id}: a step did not go through")
+
+
 def _tally(actions: list[Action], recorder: Recorder, sockets_of: dict) -> dict[str, Any]:
     latencies, lost, errors, unanswered = [], 0, collections.Counter(), 0
     first_error = next((a.error for a in actions if a.error), "")
@@ -731,6 +742,17 @@ async def measure(
                     gm,
                     player,
                     step=progress.get(table.campaign_id, 0),
+                )
+            )
+        # Tables at a real evening are not in step with one another: on the first run,
+        # table i is played i steps into the cycle (not counted), so that each moment's
+        # actions mix every kind of step instead of 60 framings at once.
+        if not progress:
+            log("  spreading the tables over the cycle")
+            await asyncio.gather(
+                *(
+                    _advance(one, i % len(CYCLE), recorder, sockets_of)
+                    for i, one in enumerate(playing)
                 )
             )
         # A server that has just started warms up first (its pool's connections, each
