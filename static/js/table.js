@@ -339,7 +339,18 @@
   const SHEET_PLAYERS = /id="contest" [^>]*data-sheet-players="([\d ]*)"/;
   const AT = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/;
   let connected = false;
+  let checkWhenDrawn = false;
   document.body.addEventListener("htmx:wsOpen", function () { connected = true; });
+  document.body.addEventListener("htmx:afterSettle", function (evt) {
+    if (!checkWhenDrawn || !evt.detail.elt || evt.detail.elt.id !== "my-character") return;
+    checkWhenDrawn = false;
+    const drawn = evt.detail.elt.querySelector("[data-sheet-at]");
+    const contest = document.getElementById("contest");
+    const shown = contest ? (contest.dataset.contestId || "") + ":" + (contest.dataset.seq || "0") : ":0";
+    if (drawn && drawn.dataset.sheetAt !== shown) {
+      document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
+    }
+  });
   document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const message = evt.detail.message || "";
     if (message.indexOf('id="contest"') < 0) return;
@@ -353,6 +364,12 @@
       connected = false;
       const drawn = document.querySelector("#my-character [data-sheet-at]");
       const at = AT.exec(message);
+      if (!drawn && reconnected) {
+        // The page's own first load of the sheet is still on its way: once it is
+        // drawn, it is checked against the contest shown then (below).
+        checkWhenDrawn = true;
+        return;
+      }
       if (drawn && at && drawn.dataset.sheetAt === at[1] + ":" + at[2]) return;
       const picking = document.querySelector("#my-character form.pick");
       if (!reconnected && players && !mine && !picking) return;
