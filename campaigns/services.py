@@ -53,6 +53,12 @@ def _role_changed_at_table(campaign: Campaign, user_id: int) -> None:
     send_to_table_on_commit(campaign.pk, {"type": "table.role", "user_id": user_id})
 
 
+def _session_at_table(campaign: Campaign, text: str) -> None:
+    # Once committed, every open page at the table says so and reloads its chat and
+    # the player's sheet (hero points given or turned to experience, states waned).
+    send_to_table_on_commit(campaign.pk, {"type": "table.session", "text": text})
+
+
 # --------------------------------------------------------------------- campaigns
 
 
@@ -451,6 +457,7 @@ def session_start(
     # §8.2.5: the community's penalised resources face their crisis tests (the
     # community page shows the results live).
     community_session_start(campaign=campaign, actor=actor, roller=roller or d20)
+    _session_at_table(campaign, f"{session} has begun: the chat is open.")
     return session
 
 
@@ -475,6 +482,9 @@ def session_end(*, session: Session, actor, recap: str | None = None) -> Session
         session.recap = recap.strip()
     session.full_clean()
     session.save(update_fields=["ended_at", "recap"])
+    _session_at_table(
+        campaign, f"{session} has ended: the chat is closed until the GM starts the next one."
+    )
     return session
 
 

@@ -62,7 +62,23 @@ class ChatLineMessage(TypedDict):
     whisper_from: int | None
 
 
-TableMessage = FragmentMessage | RevokeMessage | RoleMessage | ContestMessage | ChatLineMessage
+class SessionMessage(TypedDict):
+    """The campaign's session began or ended: every open page says so in words, and
+    reloads its chat (open or closed) and the player's own sheet (hero points,
+    conditions that waned)."""
+
+    type: Literal["table.session"]
+    text: str
+
+
+TableMessage = (
+    FragmentMessage
+    | RevokeMessage
+    | RoleMessage
+    | ContestMessage
+    | ChatLineMessage
+    | SessionMessage
+)
 
 logger = logging.getLogger(__name__)
 

@@ -226,6 +226,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.role is not None:
             await self.send(text_data=event["html"])
 
+    async def table_session(self, event: dict) -> None:
+        if self.role is not None:
+            html = render_to_string(
+                "contests/table.html#session_notice", {"session_notice": event["text"], "oob": True}
+            )
+            await self.send(text_data=html)
+
     async def table_contest(self, event: dict) -> None:
         if self.role is not None:
             copies = event["html"]

@@ -55,17 +55,10 @@ def _table_context(campaign, role: str, user) -> dict:
     by_character: dict[int, list[Ability]] = {}
     for ability in abilities:
         by_character.setdefault(ability.character_id, []).append(ability)
-    open_session = campaign.open_session()
     return {
-        "campaign": campaign,
-        "role": role,
+        **_chat_context(campaign, role, user, [c for c in characters if c.player_id == user.pk]),
         "characters": characters,
-        "my_characters": [c for c in characters if c.player_id == user.pk],
         "abilities_by_character": by_character,
-        "open_session": open_session,
-        **live.chat_context(open_session, role, user.pk),
-        "chat_kinds": ChatKind.choices,
-        "chat_limit": CHAT_LINE,
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
         "sidekick_abilities": _sidekick_abilities(campaign) if role == "gm" else [],
         "draws": _approved_draws(campaign) if role == "gm" else [],
@@ -73,6 +66,21 @@ def _table_context(campaign, role: str, user) -> dict:
         "frame_choices": FRAME_CHOICES,
         "new_key": uuid.uuid4().hex,
         **live.contest_context(contest, role),
+    }
+
+
+def _chat_context(campaign, role: str, user, my_characters: list) -> dict:
+    """What the chat panel shows this reader: the open session's lines they may see,
+    and the form to write in it (not for spectators, not without a session)."""
+    open_session = campaign.open_session()
+    return {
+        "campaign": campaign,
+        "role": role,
+        "my_characters": my_characters,
+        "open_session": open_session,
+        **live.chat_context(open_session, role, user.pk),
+        "chat_kinds": ChatKind.choices,
+        "chat_limit": CHAT_LINE,
     }
 
 
@@ -294,6 +302,20 @@ def chat(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return response
     html = live.render_chat(campaign.open_session(), role, request.user.pk)
     return HttpResponse(html + live.render_error(""))
+
+
+@require_GET
+def chat_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The table's chat panel for this reader, as the page reloads it when a session
+    begins or ends while it is open (its form comes and goes with the session)."""
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    mine = list(
+        Character.objects.filter(campaign=campaign, player=request.user)
+        .order_by("name")
+        .only("id", "name")
+    )
+    context = _chat_context(campaign, role, request.user, mine)
+    return render(request, "contests/_chat.html", context)
 
 
 def _chat_character(value: str) -> int | None:

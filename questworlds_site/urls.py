@@ -10,6 +10,11 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/table/", contest_views.table, name="table"),
     path("campaigns/<int:campaign_id>/table/act/", contest_views.act, name="table_act"),
     path("campaigns/<int:campaign_id>/table/chat/", contest_views.chat, name="table_chat"),
+    path(
+        "campaigns/<int:campaign_id>/table/chat/panel/",
+        contest_views.chat_panel,
+        name="table_chat_panel",
+    ),
     path("campaigns/<int:campaign_id>/table/me/", contest_views.table_me, name="table_me"),
     path(
         "campaigns/<int:campaign_id>/table/viewer.css",

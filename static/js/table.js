@@ -378,6 +378,15 @@
   });
 })();
 
+// The session began or ended while the page was open (its notice, `table.session`):
+// the chat panel reloads (its form comes and goes with the session), and so does a
+// player's sheet (hero points given or turned to experience, states that waned).
+document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
+  if ((evt.detail.message || "").indexOf("data-session-notice") < 0) return;
+  document.body.dispatchEvent(new CustomEvent("qwsessionchanged"));
+  document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
+});
+
 // Table chat. The sender's own answer carries the whole chat list, so the broadcast of
 // the same line may arrive after it: a line already on the page is not added twice.
 // Once a line is taken, the message box empties for the next one (unless the next one

@@ -1,0 +1,59 @@
+"""A session that ends and the next that begins while the players' pages are open at
+the table (issue 15): each page says so in words, and its chat closes and opens with
+the session, without a reload."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import demo_table, sign_in
+from .test_your_move import open_table
+
+
+@pytest.fixture(scope="module")
+def table_url(tmp_path_factory):
+    with demo_table(tmp_path_factory, "sessions") as served:
+        yield served
+
+
+def test_the_open_table_is_told_when_the_session_ends_and_the_next_begins(browser, table_url):
+    base, campaign_id = table_url
+    alice = open_table(browser, base, campaign_id, "alice")
+    chat = alice.locator("#chat-panel")
+    expect(chat.locator("form[data-chat-form]")).to_be_visible()
+    alice.evaluate("window.stillTheSamePage = true")
+    sheets = []
+    alice.on("request", lambda r: sheets.append(r.url) if "/table/me/" in r.url else None)
+    gm = sign_in(browser, base, "gm")
+
+    gm.goto(f"{base}/campaigns/{campaign_id}/")
+    gm.get_by_role("link", name="End the session").click()
+    gm.get_by_role("button", name="End it").click()
+    expect(gm.locator(".messages")).to_contain_text("has ended")
+    notice = alice.locator("#session-notice")
+    expect(notice).to_contain_text("has ended: the chat is closed")
+    expect(chat).to_contain_text("No session in progress")
+    expect(chat.locator("form[data-chat-form]")).to_have_count(0)
+    # Her sheet at the table is drawn again (hero points turned to experience or lost).
+    alice.wait_for_timeout(600)
+    assert len(sheets) == 1, sheets
+
+    gm.goto(f"{base}/campaigns/{campaign_id}/")
+    gm.get_by_role("link", name="Start a session").click()
+    gm.get_by_label("Title").fill("High tide")
+    gm.get_by_role("button", name="Start").click()
+    expect(notice).to_contain_text("High tide has begun: the chat is open.")
+    expect(chat).to_contain_text("Nothing said yet in")
+    # Her hero points refresh as the session starts: the sheet shows them as they are.
+    alice.wait_for_timeout(600)
+    assert len(sheets) == 2, sheets
+    fresh = alice.request.get(f"{base}/campaigns/{campaign_id}/table/me/").text()
+    shown = alice.locator("#my-character .hero-points").first.inner_text()
+    assert f'class="hero-points">{shown}</strong>' in fresh
+    chat.get_by_label("Message").fill("Back at the ford.")
+    chat.get_by_role("button", name="Send").click()
+    expect(alice.locator("#chat-log")).to_contain_text("Back at the ford.")
+    assert alice.evaluate("window.stillTheSamePage === true"), "the page was reloaded"
+    for page in (gm, alice):
+        page.context.close()
