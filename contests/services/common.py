@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import FilteredRelation, Q
 
-from campaigns.access import campaign_role
-from campaigns.models import Campaign
-from characters.models import Character
+from campaigns.models import Campaign, Membership, Role
 from community.models import ResourceDraw
 
 from ..broadcast import after_commit
@@ -39,17 +38,29 @@ class ActionResult:
 
 
 def actor_for(campaign: Campaign, user) -> Actor:
-    """The user as an actor at this campaign's table, or PermissionDenied."""
-    role = campaign_role(campaign, user)
-    if role is None:
+    """The user as an actor at this campaign's table, or PermissionDenied. A player's
+    membership and the characters they play here are read in one query."""
+    if not getattr(user, "is_authenticated", False):
         raise PermissionDenied("not a member of this campaign")
-    if role != "player":
-        # The GM acts for every character and a spectator for none: no lookup needed.
-        return Actor(user_id=user.pk, role=str(role))
-    characters = Character.objects.filter(campaign=campaign, player=user).values_list(
-        "id", flat=True
+    if campaign.gm_id == user.pk:
+        # The GM acts for every character: no lookup needed.
+        return Actor(user_id=user.pk, role=str(Role.GM))
+    here = Q(user__characters__campaign=campaign)
+    rows = list(
+        Membership.objects.filter(campaign=campaign, user=user)
+        .annotate(played=FilteredRelation("user__characters", condition=here))
+        .values_list("role", "played__id")
     )
-    return Actor(user_id=user.pk, role=str(role), character_ids=frozenset(characters))
+    if not rows:
+        raise PermissionDenied("not a member of this campaign")
+    role = str(rows[0][0])
+    if role != Role.PLAYER:
+        return Actor(user_id=user.pk, role=role)  # a spectator acts for none
+    return Actor(
+        user_id=user.pk,
+        role=role,
+        character_ids=frozenset(pk for _, pk in rows if pk is not None),
+    )
 
 
 def _check_key(key: str) -> str:

@@ -20,15 +20,16 @@ from tests.table import ability, key
 HTMX = {"HX-Request": "true"}
 
 # The queries of one action posted by a browser, the broadcast's rendering included:
-# the session and user, the campaign and role, the contest locked and whether the
-# action's key was used already,
+# the session and user, the campaign and role, the contest locked, who acts (a
+# player's membership with their characters, in one query) and whether the action's
+# key was used already,
 # the event written and the state saved, the sheets the panel reads. A choice of
 # ability also reads the sheet's ability and its states; confirming the consequences
 # writes each condition to the sheet. (Each count includes the test's own read of the
 # contest's seq for the form.)
 ACTION_QUERIES = {
-    "choose_ability": 18,
-    "set_tactic": 14,
+    "choose_ability": 17,
+    "set_tactic": 13,
     "roll": 11,
     "resolve": 11,
     "apply_consequences": 23,
