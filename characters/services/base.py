@@ -39,9 +39,11 @@ def error_lines(exc: ValidationError, where: str = "") -> list[str]:
     ]
 
 
-def clean(instance: Model, where: str = "") -> None:
+def clean(instance: Model, where: str = "", exclude: Sequence[str] = ()) -> None:
+    """Validate `instance`; `exclude`: fields not to check, such as a foreign key to a
+    row the caller holds already (each such check is a query)."""
     try:
-        instance.full_clean()
+        instance.full_clean(exclude=list(exclude) or None)
     except ValidationError as exc:
         raise ValidationError(error_lines(exc, where)) from exc
 

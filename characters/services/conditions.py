@@ -109,9 +109,11 @@ def character_condition_apply(
         contest_id=contest_id,
         applied_by=actor,
     )
-    clean(condition)
+    # The character is the row locked above and the actor the one acting: their
+    # foreign keys need no query to prove they exist.
+    clean(condition, exclude=("character", "applied_by"))
     condition.save()
-    condition.abilities.set(rows)
+    condition.abilities.add(*rows)  # a new condition: nothing to compare against
     return condition
 
 

@@ -32,7 +32,7 @@ ACTION_QUERIES = {
     "set_tactic": 13,
     "roll": 11,
     "resolve": 11,
-    "apply_consequences": 23,
+    "apply_consequences": 20,
 }
 
 
