@@ -71,6 +71,14 @@ class SessionMessage(TypedDict):
     text: str
 
 
+class SheetMessage(TypedDict):
+    """A character's sheet changed outside a contest's steps (the GM awarded hero
+    points, applied or ended a state): its player's open pages reload their sheet."""
+
+    type: Literal["table.sheet"]
+    user_id: int
+
+
 TableMessage = (
     FragmentMessage
     | RevokeMessage
@@ -78,6 +86,7 @@ TableMessage = (
     | ContestMessage
     | ChatLineMessage
     | SessionMessage
+    | SheetMessage
 )
 
 logger = logging.getLogger(__name__)

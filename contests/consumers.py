@@ -27,6 +27,10 @@ from .table_actions import KNOWN_ACTIONS, perform
 
 logger = logging.getLogger(__name__)
 
+# A player's sheet changed outside a contest's steps (`table.sheet`): an empty
+# out-of-band swap of a hidden element that static/js/table.js hears and reloads after.
+SHEET_CHANGED = '<div id="sheet-changed" hx-swap-oob="true" data-sheet-changed hidden></div>'
+
 # Database work runs on the thread pool, not on the one shared "sync" thread: otherwise
 # every socket's lookups, renders and actions queue behind each other (make bench).
 db_async = functools.partial(database_sync_to_async, thread_sensitive=False)
@@ -232,6 +236,11 @@ class TableConsumer(AsyncWebsocketConsumer):
                 "contests/table.html#session_notice", {"session_notice": event["text"], "oob": True}
             )
             await self.send(text_data=html)
+
+    async def table_sheet(self, event: dict) -> None:
+        # Only the player's own pages: their sheet at the table reloads (table.js).
+        if self.role is not None and event["user_id"] == self.scope["user"].pk:
+            await self.send(text_data=SHEET_CHANGED)
 
     async def table_contest(self, event: dict) -> None:
         if self.role is not None:

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db.models import Model
 
+from contests.broadcast import send_to_table_on_commit
 from contests.rules.advancement import Change
 from contests.rules.advancement import Character as RulesCharacter
 from contests.rules.errors import RulesError
@@ -73,6 +74,17 @@ def own_row(rows: Sequence[Ability], ability: Ability | None, what: str) -> Abil
 
 def entry(field: str, before: int | None, after: int | None, **kwargs: Any) -> LedgerEntry:
     return LedgerEntry(field=field, before=before, after=after, **kwargs)
+
+
+def sheet_changed(character: Character) -> None:
+    """Once committed, the player's open pages at the campaign's table reload their
+    sheet there (hero points, states, abilities): for a change made on the character's
+    own pages (the GM's award, a state applied or ended, an advance). A contest's steps
+    reload the sheets of those who play in it themselves (contests.live)."""
+    if character.campaign_id is not None:
+        send_to_table_on_commit(
+            character.campaign_id, {"type": "table.sheet", "user_id": character.player_id}
+        )
 
 
 def ledger_step(

@@ -23,6 +23,7 @@ from .. import forms, services
 from ..access import CharacterAccess, get_character_for_user
 from ..models import Character
 from ..selectors import sheet_context
+from ..services.base import sheet_changed
 
 PAGES = {"sheet": "characters/sheet.html#sheet", "wizard": "characters/wizard.html#creation"}
 
@@ -219,6 +220,8 @@ def submit(
         except ValidationError as exc:
             form.add_error(None, services.error_lines(exc))
         else:
+            # Whoever changed the sheet, its player's open pages at the table show it.
+            sheet_changed(character)
             text = notice(result) if callable(notice) else notice
             return respond(request, character.pk, notice=text)
     return respond(request, character.pk, failed={name: form})

@@ -387,6 +387,13 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
   document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
 });
 
+// The player's sheet changed outside a contest's steps (the GM awarded hero points,
+// applied or ended a state: `table.sheet`, sent to that player's pages only).
+document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
+  if ((evt.detail.message || "").indexOf("data-sheet-changed") < 0) return;
+  document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
+});
+
 // Table chat. The sender's own answer carries the whole chat list, so the broadcast of
 // the same line may arrive after it: a line already on the page is not added twice.
 // Once a line is taken, the message box empties for the next one (unless the next one

@@ -1,6 +1,7 @@
-"""A session that ends and the next that begins while the players' pages are open at
-the table (issue 15): each page says so in words, and its chat closes and opens with
-the session, without a reload."""
+"""What the GM does away from the table reaches the players' open table pages (issue
+15), without a reload: a session that ends and the next that begins (each page says so
+in words, its chat closes and opens with the session), and a state applied from a
+character's sheet (its player's sheet at the table shows it)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,29 @@ def test_the_open_table_is_told_when_the_session_ends_and_the_next_begins(browse
     chat.get_by_label("Message").fill("Back at the ford.")
     chat.get_by_role("button", name="Send").click()
     expect(alice.locator("#chat-log")).to_contain_text("Back at the ford.")
+    assert alice.evaluate("window.stillTheSamePage === true"), "the page was reloaded"
+    for page in (gm, alice):
+        page.context.close()
+
+
+def test_a_state_the_gm_applies_from_the_sheet_shows_on_the_players_open_table(browser, table_url):
+    base, campaign_id = table_url
+    alice = open_table(browser, base, campaign_id, "alice")
+    card = alice.locator("#my-character .my-card").first
+    expect(card).to_contain_text("hero point")
+    character_id = card.get_attribute("data-character")
+    alice.evaluate("window.stillTheSamePage = true")
+
+    gm = sign_in(browser, base, "gm")
+    gm.goto(f"{base}/characters/{character_id}/")
+    gm.get_by_text("Apply a state (§2.11)").click()
+    form = gm.locator("form[action$='/conditions/']")
+    form.locator("select[name=state]").select_option(label="Impaired")
+    form.locator("input[name=abilities]").first.check()
+    form.get_by_role("button", name="Apply").click()
+    expect(gm.locator("#sheet")).to_contain_text("Impaired")
+
+    expect(card).to_contain_text("Impaired: -6")  # §2.11.1
     assert alice.evaluate("window.stillTheSamePage === true"), "the page was reloaded"
     for page in (gm, alice):
         page.context.close()
