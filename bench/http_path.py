@@ -658,10 +658,51 @@ PROFILE_GROUPS = (
 )
 
 
+# Where in an action's path the process was, whatever it was doing there: the first stage
+# (in this order) with a frame on the sample's stack. A marker with " (" names a function
+# as py-spy writes it ("Class.method (file"), matched at a frame's start; any other is a
+# part of a path, matched anywhere in a frame.
+PROFILE_STAGES = (
+    ("the broadcast's rendering (GM's and players' copies)", ("render_audiences (",)),
+    ("the broadcast's hand-over to the channel layer", ("send_to_table_sync (",)),
+    (
+        "the action in the contest services (lock, flow, event, commit)",
+        ("contest_act (", "contest_frame ("),
+    ),
+    (
+        "the action's view besides (role, rate limit, reading the form, answer)",
+        ("act (contests/views.py",),
+    ),
+    ("sheet fetches (GET table/me)", ("table_me (",)),
+    ("a socket's full state (connect, resync)", ("TableConsumer._render_full_state (",)),
+    ("presence (join, leave, heartbeat rows)", ("contests/presence.py",)),
+    ("fan-out: each socket's consumer sending the broadcast", ("TableConsumer.table_",)),
+    ("Django around the views (middleware, session, user)", ("OneThreadASGIHandler._respond (",)),
+    ("the pages' heartbeat pings answered", ("contests/heartbeat.py",)),
+    ("the channel layer receiving (Redis)", ("channels_redis/",)),
+    ("HTTP server (uvicorn, httptools)", ("httptools_impl",)),
+    ("websocket server (uvicorn, websockets)", ("websockets_sansio_impl", "websockets/")),
+    ("Channels' consumer plumbing", ("channels/",)),
+)
+
+
+def _stage(frames: list[str]) -> str:
+    for name, marks in PROFILE_STAGES:
+        for mark in marks:
+            if " (" in mark:
+                if any(frame.startswith(mark) for frame in frames):
+                    return name
+            elif any(mark in frame for frame in frames):
+                return name
+    return "event loop and the rest"
+
+
 def profile_shares(path: Path) -> dict[str, Any]:
     """py-spy's collapsed stacks, grouped: each sample counted once, for the innermost
-    frame's group (what the CPU was doing then); and the functions most often innermost."""
+    frame's group (what the CPU was doing then); by the stage of an action's path it was
+    in (`stages_percent`, PROFILE_STAGES); and the functions most often innermost."""
     counts: collections.Counter = collections.Counter()
+    stages: collections.Counter = collections.Counter()
     leaves: collections.Counter = collections.Counter()
     total = 0
     for line in path.read_text(errors="replace").splitlines():
@@ -672,6 +713,7 @@ def profile_shares(path: Path) -> dict[str, Any]:
         total += samples
         frames = stack.split(";")
         leaves[frames[-1]] += samples
+        stages[_stage(frames)] += samples
         group = "other (Python, asyncio)"
         for frame in reversed(frames):
             found = next(
@@ -682,10 +724,11 @@ def profile_shares(path: Path) -> dict[str, Any]:
                 break
         counts[group] += samples
     if not total:
-        return {"samples": 0, "shares_percent": {}, "top_frames_percent": {}}
+        return {"samples": 0, "shares_percent": {}, "stages_percent": {}, "top_frames_percent": {}}
     return {
         "samples": total,
         "shares_percent": {k: round(100 * v / total, 1) for k, v in counts.most_common()},
+        "stages_percent": {k: round(100 * v / total, 1) for k, v in stages.most_common()},
         "top_frames_percent": {k: round(100 * v / total, 1) for k, v in leaves.most_common(15)},
     }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import template
 
+from contests.action_form import render_action_form
 from contests.table import one_on_one
 from contests.table.one_on_one import TACTIC_LABELS
 
@@ -33,3 +34,9 @@ def for_side(controls: list, side: str | None) -> list:
 def without(controls: list, name: str) -> list:
     """The controls but those of one action (shown elsewhere, e.g. the hero point)."""
     return [c for c in controls if c.name != name]
+
+
+@register.simple_tag(takes_context=True)
+def action_form(context, control) -> str:
+    """`{% action_form c %}`: the control's form, built by contests/action_form.py."""
+    return render_action_form(control, context)

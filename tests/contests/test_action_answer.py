@@ -20,7 +20,7 @@ from tests.table import ability, key
 HTMX = {"HX-Request": "true"}
 
 # The queries of one action posted by a browser, the broadcast's rendering included:
-# the session and user, the campaign and role, the contest locked, who acts (a
+# the session and user, the contest locked, who acts (a
 # player's membership with their characters, in one query) and whether the action's
 # key was used already,
 # the event written and the state saved, the sheets the panel reads. A choice of
@@ -28,11 +28,11 @@ HTMX = {"HX-Request": "true"}
 # writes each condition to the sheet. (Each count includes the test's own read of the
 # contest's seq for the form.)
 ACTION_QUERIES = {
-    "choose_ability": 17,
-    "set_tactic": 13,
-    "roll": 11,
-    "resolve": 11,
-    "apply_consequences": 20,
+    "choose_ability": 16,
+    "set_tactic": 12,
+    "roll": 10,
+    "resolve": 10,
+    "apply_consequences": 19,
 }
 
 
@@ -92,6 +92,36 @@ def test_a_refused_action_answers_with_the_panel_and_why(client, table, cycle):
     assert "only the GM" in answer or "Not allowed" in answer, answer
     # The page learns where the table really is: the whole panel comes with the refusal.
     assert f'data-seq="{contest.seq}"' in answer and 'id="contest"' in answer
+
+
+def test_who_may_act_is_the_services_check_outsiders_still_get_404(
+    client, table, cycle, sam, make_user
+):
+    """The view leaves who may act to the services (under the contest's lock): a player
+    removed while her page is open and an outsider get 404 and change nothing; a
+    spectator is told why, with the panel."""
+    from campaigns.models import Membership
+    from campaigns.services import membership_remove
+
+    contest, steps = cycle
+    alice, action, fields = steps[0]
+    stranger = make_user("stranger", "Stranger")
+    refused = []
+    for user in (stranger, sam):
+        client.force_login(user)
+        refused.append(post(client, table.campaign, contest, action, **fields))
+    membership_remove(
+        campaign=table.campaign, actor=table.gm, membership=Membership.objects.get(user=alice)
+    )
+    client.force_login(alice)
+    refused.append(post(client, table.campaign, contest, action, **fields))
+    outsider, spectator, removed = refused
+    assert outsider.status_code == 404 and removed.status_code == 404
+    answer = spectator.content.decode()
+    assert spectator.status_code == 200 and "spectators watch" in answer, answer
+    assert 'id="contest"' in answer and "data-acked" not in answer
+    contest.refresh_from_db()
+    assert contest.seq == 1 and contest.events.count() == 1
 
 
 def test_a_repeated_action_says_already_done_and_changes_nothing(client, table, cycle):

@@ -1,0 +1,157 @@
+"""One available action (contests/live.py `Control`) as the form the contest panel shows.
+
+Built in Python rather than by a template include: a panel holds a form for every
+action its audience may take (while abilities are chosen, an augment form for every
+helper at the table, each with its sheet), and the include of the form was some two
+thirds of the panel's rendering, which every step of every contest does twice (the
+GM's copy and the players'); here it takes a tenth of that time (issue 16, measured
+in docs/benchmarks.md). The markup is the one the template wrote, whitespace
+included; every value is escaped as the template escaped it (`conditional_escape`).
+
+The form: the hidden action, contest, seq and key like every table form, the inputs
+the control fixes, a select of the sheet's abilities when the server reads the rating
+from a sheet, the confirm form's consequence selects, one field per input and a button
+with the action's label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.utils.html import conditional_escape
+from django.utils.safestring import SafeString, mark_safe
+
+from .table.base import ActionInput
+
+
+def _e(value: Any) -> str:
+    """A value as `{{ value }}` writes it (localisation off): str() of it, escaped."""
+    return conditional_escape(value)
+
+
+def _attr(name: str, value: Any) -> str:
+    """` name="value"` when the value is truthy (`{% if value %}`), else nothing."""
+    return f' {name}="{_e(value)}"' if value else ""
+
+
+def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
+    """The control's form, read with the panel's context: the contest (`act_url`,
+    `id`), the step (`seq`), and for the confirm form the view, the sides and the
+    states to offer."""
+    contest = context.get("contest")
+    act_url = getattr(contest, "act_url", "")
+    contest_id = getattr(contest, "id", "")
+    action = control.action
+    name = control.name
+    opening = (
+        f'<form hx-post="{_e(act_url)}" hx-swap="none" class="inline-form'
+        f'{" " + _e(control.css) if control.css else ""}" data-action-form '
+        f'data-action="{_e(name)}"{_attr("aria-label", control.aria_label)}'
+        f"{_attr('data-for-user', control.for_user)}"
+    )
+    if action.confirm:
+        opening += f' hx-confirm="{_e(action.label)}: this cannot be taken back. Go ahead?"'
+    parts = [
+        opening,
+        ">\n",
+        f'  <input type="hidden" name="action" value="{_e(name)}">'
+        f'<input type="hidden" name="contest" value="{_e(contest_id)}">\n',
+        f'  <input type="hidden" name="seq" value="{_e(context.get("seq"))}">'
+        '<input type="hidden" name="key" data-fresh-key>\n  ',
+    ]
+    parts += (
+        f'<input type="hidden" name="{_e(key)}" value="{_e(value)}">'
+        for key, value in control.hidden.items()
+    )
+    parts.append("\n  ")
+    if control.sheet_name:
+        parts.append(
+            f"<label>{_e(control.sheet_label)} <select "
+            f'name="{_e(control.sheet_name)}">{control.sheet_options}</select></label>'
+        )
+    parts.append("\n  ")
+    view = context.get("view") or {}
+    if name == "apply_consequences" and view.get("apply_consequences"):
+        parts += _consequence_selects(context, view)
+    parts.append("\n  ")
+    for one in control.inputs:
+        parts += ("\n  ", _input(one), "\n  ")
+    parts.append("\n  ")
+    parts.append(_button(control, context))
+    parts.append("\n</form>")
+    return mark_safe("".join(parts))
+
+
+def _consequence_selects(context: Mapping[str, Any], view: Mapping[str, Any]) -> list[str]:
+    """The GM's confirm form (§2.11): for each side played by a character, a select of
+    adversity and one of fortune, the suggested state selected."""
+    suggested = view.get("suggested") or []
+    parts = []
+    for side in context.get("sides") or []:
+        if not side.get("character_id"):
+            continue
+        chosen = {s.get("state") for s in suggested if s.get("side") == side.get("key")}
+        side_name, key = _e(side.get("name")), _e(side.get("key"))
+        parts += (
+            "\n  ",
+            f'<label>{side_name}: consequence <select name="edit.{key}">',
+            _options(context.get("adversity_options") or (), chosen),
+            "</select></label>\n  ",
+            f'<label>{side_name}: benefit <select name="edit.{key}_benefit">',
+            _options(context.get("fortune_options") or (), chosen),
+            "</select></label>\n  ",
+        )
+    return parts
+
+
+def _options(options: Iterable[Any], chosen: set[Any]) -> str:
+    return '<option value="">none</option>' + "".join(
+        f'<option value="{_e(o)}"{" selected" if o in chosen else ""}>{_e(o)}</option>'
+        for o in options
+    )
+
+
+def _input(one: ActionInput) -> str:
+    """One input of the action, by its kind."""
+    required = " required" if one.required else ""
+    name = _e(one.name)
+    if one.kind == "choice" and len(one.choices) == 1:
+        return f'<input type="hidden" name="{name}" value="{_e(one.choices[0].value)}">'
+    if one.kind == "choice":
+        options = "".join(
+            f'<option value="{_e(o.value)}"{" selected" if o.value == one.default else ""}>'
+            f"{_e(o.label)}</option>"
+            for o in one.choices
+        )
+        return f'<label>{_e(one.label)} <select name="{name}"{required}>{options}</select></label>'
+    if one.kind == "int":
+        bounds = "".join(
+            f' {attr}="{_e(value)}"'
+            for attr, value in (("min", one.minimum), ("max", one.maximum), ("value", one.default))
+            if value is not None
+        )
+        return (
+            f'<label>{_e(one.label)} <input name="{name}" type="number"{bounds}{required}></label>'
+        )
+    if one.kind == "rating":
+        return (
+            f'<label>{_e(one.label)} <input name="{name}" maxlength="8" size="4" '
+            f'placeholder="13"{required}></label>'
+        )
+    return (
+        f'<label>{_e(one.label)} <input name="{name}" maxlength="{_e(one.limit)}"'
+        f"{required}></label>"
+    )
+
+
+def _button(control: Any, context: Mapping[str, Any]) -> str:
+    action = control.action
+    css = "primary" if action.primary else "confirm" if action.confirm else ""
+    if control.name == "hero_point":
+        css += " hero-point"
+    text = _e(control.text) if control.text else _e(action.label)
+    offer = context.get("hero_point_offer")
+    if control.name == "hero_point" and offer and not control.text:
+        text += f": {_e(offer)}"
+    return f'<button type="submit" class="{css}">{text}</button>'
