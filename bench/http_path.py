@@ -81,6 +81,7 @@ from .table_system import (
     CpuMeter,
     bare_server,
     check_redis,
+    cpu_seconds,
     loopback_only,
     raise_open_file_limit,
 )
@@ -744,6 +745,7 @@ async def measure(
     params: dict[str, Any],
     profile: tuple[int, Path] | None,
     progress: dict[int, int],
+    pids: list[int],
 ) -> tuple[dict[str, Any], str]:
     """Connect every table's 8 sockets and the two actors' browsers at `host:port`, then
     offer each rate in turn; stops after the first rate that misses the target."""
@@ -807,10 +809,20 @@ async def measure(
         steps, capacity = [], 0
         for rate in params["rates"]:
             log(f"  offering {rate} actions/s for {params['step_seconds']} s")
+            servers_cpu, own_cpu = sum(cpu_seconds(pid) for pid in pids), time.process_time()
             step = await offered_rate(playing, recorder, sockets_of, rate, params["step_seconds"])
+            # CPU per action, all in (the step's pings and sheet fetches too): steadier
+            # than latency on a noisy machine, so the figure to compare two changes by.
+            done = max(1, step["actions"])
+            servers_cpu = sum(cpu_seconds(pid) for pid in pids) - servers_cpu
+            step["server_cpu_ms_per_action"] = round(1000 * servers_cpu / done, 2)
+            step["bench_cpu_ms_per_action"] = round(
+                1000 * (time.process_time() - own_cpu) / done, 2
+            )
             log(
                 f"    p50 {step['p50_ms']} ms, p99 {step['p99_ms']} ms, "
-                f"delivered {step['delivered_per_s']}/s, met {step['met']}"
+                f"delivered {step['delivered_per_s']}/s, met {step['met']}, "
+                f"server CPU {step['server_cpu_ms_per_action']} ms an action"
             )
             steps.append(step)
             if not step["met"]:
@@ -933,7 +945,16 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
                 meters = [CpuMeter(process.pid) for process, _ in servers]
                 profile = (servers[0][0].pid, work) if count == 1 else None
                 measured, sample = asyncio.run(
-                    measure("127.0.0.1", port, tables, owned, params, profile, progress)
+                    measure(
+                        "127.0.0.1",
+                        port,
+                        tables,
+                        owned,
+                        params,
+                        profile,
+                        progress,
+                        [process.pid for process, _ in servers],
+                    )
                 )
                 measured["server_cpu_percent"] = [meter.percent() for meter in meters]
                 if watch:
