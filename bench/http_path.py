@@ -81,7 +81,7 @@ from .table_system import (
     CpuMeter,
     bare_server,
     check_redis,
-    cpu_seconds,
+    cpu_by_program,
     loopback_only,
     raise_open_file_limit,
 )
@@ -809,15 +809,22 @@ async def measure(
         steps, capacity = [], 0
         for rate in params["rates"]:
             log(f"  offering {rate} actions/s for {params['step_seconds']} s")
-            servers_cpu, own_cpu = sum(cpu_seconds(pid) for pid in pids), time.process_time()
+            before = cpu_by_program(pids)
             step = await offered_rate(playing, recorder, sockets_of, rate, params["step_seconds"])
             # CPU per action, all in (the step's pings and sheet fetches too): steadier
-            # than latency on a noisy machine, so the figure to compare two changes by.
+            # than latency on a noisy machine, so the figure to compare two changes by;
+            # and what every program on the machine spent per action.
             done = max(1, step["actions"])
-            servers_cpu = sum(cpu_seconds(pid) for pid in pids) - servers_cpu
-            step["server_cpu_ms_per_action"] = round(1000 * servers_cpu / done, 2)
-            step["bench_cpu_ms_per_action"] = round(
-                1000 * (time.process_time() - own_cpu) / done, 2
+            used = {k: v - before[k] for k, v in cpu_by_program(pids).items()}
+            step["server_cpu_ms_per_action"] = round(1000 * used["app"] / done, 2)
+            step["bench_cpu_ms_per_action"] = round(1000 * used["bench"] / done, 2)
+            step["machine_cpu_ms_per_action"] = {
+                k: round(1000 * v / done, 2) for k, v in used.items()
+            }
+            # The rate at which every CPU of the machine would be busy at that cost: no
+            # latency target can be met above it, however the work is spread.
+            step["cpu_bound_per_s"] = round(
+                (os.cpu_count() or 1) / max(1e-9, used["machine"] / done)
             )
             log(
                 f"    p50 {step['p50_ms']} ms, p99 {step['p99_ms']} ms, "

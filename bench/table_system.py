@@ -45,6 +45,36 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# The machine's other programs whose CPU an action costs too, by their process name.
+SERVICES = {"postgres": "postgresql", "redis-server": "redis", "nginx": "nginx"}
+
+
+def cpu_by_program(app_pids: list[int]) -> dict[str, float]:
+    """CPU seconds used so far by the app's server processes, this process (the load
+    generator), and each of PostgreSQL, Redis and nginx (all their processes); with
+    `machine`, every CPU's busy time (/proc/stat), whoever used it."""
+    found = dict.fromkeys(("app", "bench", *SERVICES.values(), "machine"), 0.0)
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError), open(f"/proc/{entry}/stat") as stat:
+            head, _, rest = stat.read().rpartition(")")
+            name, fields, pid = head.partition("(")[2], rest.split(), int(entry)
+            used = (int(fields[11]) + int(fields[12])) / tick
+            if pid in app_pids:
+                found["app"] += used
+            elif pid == os.getpid():
+                found["bench"] += used
+            elif name in SERVICES:
+                found[SERVICES[name]] += used
+    with open("/proc/stat") as stat:
+        cpu = [int(x) for x in stat.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    found["machine"] = (sum(cpu[:8]) - cpu[3] - cpu[4]) / tick
+    return found
+
+
 def memory_mb(pid: int) -> dict[str, float]:
     """Resident and peak resident memory from /proc/<pid>/status, in MiB."""
     found = {}
