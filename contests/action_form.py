@@ -4,8 +4,9 @@ Built in Python rather than by a template include: a panel holds a form for ever
 action its audience may take (while abilities are chosen, an augment form for every
 helper at the table, each with its sheet), and the include of the form was some two
 thirds of the panel's rendering, which every step of every contest does twice (the
-GM's copy and the players'); here it takes a tenth of that time (issue 16, measured
-in docs/benchmarks.md). The markup is the one the template wrote, whitespace
+GM's copy and the players'). Built here, a form takes about a third of the include's
+time, and a panel while abilities are chosen (seven helpers) half: 2.0 -> 1.0 ms a copy
+(issue 16, docs/benchmarks.md). The markup is the one the template wrote, whitespace
 included; every value is escaped as the template escaped it (`conditional_escape`).
 
 The form: the hidden action, contest, seq and key like every table form, the inputs
