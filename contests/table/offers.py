@@ -69,11 +69,18 @@ class SharedOffers(BaseFlow):
             if allowed is not None:
                 rules.setdefault(allowed, []).append((key, label))
         for (kinds, bumps), holders in rules.items():
+            # Where no bump may be given (a resistance, R18.3), no field that only takes 0.
             inputs = (
                 self._key(holders),
                 choice("kind", "Kind", ((k, k.replace("_", " ")) for k in kinds)),
-                number("value", "Value (not 0 with no bump)", -40, 40, default=0),
-                number("bumps", "Bumps", -bumps, bumps, default=0),
+                number(
+                    "value",
+                    "Value (not 0 with no bump)" if bumps else "Value (not 0)",
+                    -40,
+                    40,
+                    default=0,
+                ),
+                *((number("bumps", "Bumps", -bumps, bumps, default=0),) if bumps else ()),
                 words("label", "Label", limit=80),
             )
             offers.append(AvailableAction("modifier", "Add a modifier", inputs))

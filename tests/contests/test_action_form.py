@@ -75,8 +75,18 @@ def test_the_gms_confirm_form_offers_states_with_the_suggestion_chosen(
 
 def test_the_gms_modifier_is_a_number_within_the_rules_bounds(table, session, gm, tamsin):
     """A situational modifier is at most ±40 and ±3 bumps (contests/table/base.py): the
-    browser is told so, and starts at 0."""
+    browser is told so, and starts at 0; a resistance's has no bumps to give."""
     contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
-    form = form_of(render_contest(contest, "gm"), "modifier")
-    assert '<input name="value" type="number" min="-40" max="40" value="0" required>' in form
-    assert '<input name="bumps" type="number" min="-3" max="3" value="0" required>' in form
+    forms = re.findall(
+        r'<form [^>]*data-action="modifier"[^>]*>.*?</form>',
+        render_contest(contest, "gm"),
+        flags=re.DOTALL,
+    )
+    sides = {re.search(r'name="side" value="(\w+)"', f).group(1): f for f in forms}
+    assert set(sides) == {"pc", "opponent"}
+    pc, resistance = sides["pc"], sides["opponent"]
+    assert '<input name="value" type="number" min="-40" max="40" value="0" required>' in pc
+    assert '<input name="bumps" type="number" min="-3" max="3" value="0" required>' in pc
+    # A resistance takes no bump (R18.3): no field that could only hold 0.
+    assert '<input name="value" type="number" min="-40" max="40" value="0" required>' in resistance
+    assert 'name="bumps"' not in resistance and "Value (not 0)" in resistance
