@@ -17,7 +17,7 @@ with the action's label.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from django.utils.html import conditional_escape
@@ -106,10 +106,17 @@ def _consequence_selects(context: Mapping[str, Any], view: Mapping[str, Any]) ->
     return parts
 
 
+def option_tags(pairs: Iterable[tuple[Any, Any]], selected: Callable[[Any], bool]) -> str:
+    """`<option>`s of (value, label) pairs, those whose value `selected` says selected."""
+    return "".join(
+        f'<option value="{_e(value)}"{" selected" if selected(value) else ""}>{_e(label)}</option>'
+        for value, label in pairs
+    )
+
+
 def _options(options: Iterable[Any], chosen: set[Any]) -> str:
-    return '<option value="">none</option>' + "".join(
-        f'<option value="{_e(o)}"{" selected" if o in chosen else ""}>{_e(o)}</option>'
-        for o in options
+    return '<option value="">none</option>' + option_tags(
+        ((o, o) for o in options), chosen.__contains__
     )
 
 
@@ -120,11 +127,8 @@ def _input(one: ActionInput) -> str:
     if one.kind == "choice" and len(one.choices) == 1:
         return f'<input type="hidden" name="{name}" value="{_e(one.choices[0].value)}">'
     if one.kind == "choice":
-        options = "".join(
-            f'<option value="{_e(o.value)}"{" selected" if o.value == one.default else ""}>'
-            f"{_e(o.label)}</option>"
-            for o in one.choices
-        )
+        pairs = ((o.value, o.label) for o in one.choices)
+        options = option_tags(pairs, lambda value: value == one.default)
         return f'<label>{_e(one.label)} <select name="{name}"{required}>{options}</select></label>'
     if one.kind == "int":
         bounds = "".join(

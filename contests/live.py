@@ -13,11 +13,11 @@ from typing import Any
 
 from django.db.models import F
 from django.template.loader import render_to_string
-from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
 from characters.models import Ability
 
+from .action_form import option_tags
 from .audience import contest_view, header
 from .broadcast import send_to_table_sync
 from .choices import FRAME_CHOICES
@@ -217,14 +217,7 @@ class Control:
         Built here rather than by a template loop: while abilities are chosen a panel
         holds a hundred of them (every helper's sheet), and the loop cost a third of
         the panel's rendering (issue 16). Escaped as the template would."""
-        chosen = self.sheet_selected
-        return mark_safe(
-            "".join(
-                f'<option value="{conditional_escape(value)}"'
-                f"{' selected' if value == chosen else ''}>{conditional_escape(label)}</option>"
-                for value, label in self.sheet
-            )
-        )
+        return mark_safe(option_tags(self.sheet, lambda value: value == self.sheet_selected))
 
 
 def _cast(flow: TableFlow, seen: dict[int, Any]) -> dict[str, Any]:
