@@ -73,6 +73,7 @@ class Client:
     seen: set[tuple[int, int]] = field(default_factory=set)  # (contest id, seq)
     pending: collections.deque = field(default_factory=collections.deque)
     close_code: int | None = None
+    heard_at: float = 0.0  # when it last received anything (perf_counter)
 
 
 class Recorder:
@@ -125,7 +126,7 @@ class Recorder:
         if isinstance(message, bytes):
             message = message.decode("utf-8", "replace")
         self.messages += 1
-        self.last_message_at = now
+        self.last_message_at = client.heard_at = now
         found = contest_seq(message)
         if found:
             contest_id, seq = found

@@ -148,8 +148,9 @@ PAGE_PING = '{"action":"ping"}'
 
 
 async def _page_heartbeats(clients: list[Client], every: float) -> None:
-    """Each client pings as an open page in view does, every `every` seconds, the
-    clients spread evenly over the period."""
+    """Each client pings as an open page in view does (static/js/table.js): every `every`
+    seconds, the clients spread evenly over the period, unless it heard from the server
+    in the last half period."""
     start = time.perf_counter()
     beat = 0
     while True:
@@ -158,7 +159,8 @@ async def _page_heartbeats(clients: list[Client], every: float) -> None:
             delay = due - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
-            if client.reader is not None and not client.reader.done():
+            quiet = time.perf_counter() - client.heard_at >= every / 2
+            if quiet and client.reader is not None and not client.reader.done():
                 with contextlib.suppress(Exception):
                     await client.ws.send(PAGE_PING)
         beat += 1

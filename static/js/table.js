@@ -141,12 +141,14 @@
 })();
 
 // An honest connection state (issue 15). While the page is in view it pings the server
-// every 2 s over the socket; with no message back for 5 s the connection is declared
-// lost (a network drop may leave the socket looking open) and reopened. An action
+// every 2 s over the socket, unless it heard from the server in the last second (any
+// message proves the connection as well as an answer to a ping: a busy table's pages
+// ping less, issue 16); with no message back for 5 s the connection is declared lost
+// (a network drop may leave the socket looking open) and reopened. An action
 // pressed while the table is not connected is refused on the page, never sent into the
 // void; a refused action's message goes away with the next one that succeeds.
 (function () {
-  const PING_EVERY = 2000, DEAD_AFTER = 5000, ACK_GRACE = 2000;
+  const PING_EVERY = 2000, QUIET_BEFORE_PING = 1000, DEAD_AFTER = 5000, ACK_GRACE = 2000;
   let socket = null, lastHeard = Date.now(), declaredDead = false;
 
   function status() { return document.getElementById("connection-status"); }
@@ -185,6 +187,7 @@
       }
       return;
     }
+    if (Date.now() - lastHeard < QUIET_BEFORE_PING) return;
     try { socket.send(JSON.stringify({ action: "ping" })); } catch (e) { /* handled above */ }
   }, PING_EVERY);
   window.addEventListener("offline", function () {

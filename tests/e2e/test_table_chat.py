@@ -70,3 +70,44 @@ def test_a_line_typed_while_the_last_is_on_its_way_is_sent_next(table_server, pe
         expect(log.nth(0)).to_contain_text("First, the rope")
         expect(log.nth(1)).to_contain_text("then the lantern")
     expect(bob.locator("form[data-chat-form]").get_by_label("Message")).to_have_value("")
+
+
+def test_a_page_that_hears_its_table_pings_less_and_still_sees_a_drop(table_server, people):
+    """A page in view pings every 2 s while it hears nothing; while the table talks (a
+    line every half second) it sends no ping, the lines prove the connection as well
+    (issue 16); and a network drop still shows within 5 s."""
+    import time
+
+    campaign_id = table_server.new_campaigns("A busy ford")["A busy ford"]
+    bob = people.at_table("bob", campaign_id)
+    alice = people.log_in("alice")
+    pings: list[float] = []
+
+    def watch(socket) -> None:
+        socket.on(
+            "framesent",
+            lambda frame: pings.append(time.monotonic()) if '"ping"' in str(frame) else None,
+        )
+
+    alice.on("websocket", watch)
+    alice.goto(f"{table_server.base}/campaigns/{campaign_id}/table/")
+    expect(alice.locator("#connection-status")).to_have_text("Connected")
+
+    quiet_from = time.monotonic()
+    alice.wait_for_timeout(6_500)
+    quiet = [t for t in pings if t >= quiet_from]
+    assert len(quiet) >= 2, quiet  # nothing heard: a ping every 2 s
+
+    busy_from = time.monotonic()
+    for line in range(16):
+        say(bob, f"plank {line}", "Out of character")
+        expect(alice.locator("#chat-log")).to_contain_text(f"plank {line}")
+        bob.wait_for_timeout(300)
+    busy = [t for t in pings if t >= busy_from]
+    assert len(busy) <= 1, busy  # the lines did the pings' work
+    expect(alice.locator("#connection-status")).to_have_text("Connected")
+
+    alice.context.set_offline(True)
+    expect(alice.locator("#connection-status")).not_to_have_text("Connected", timeout=5_000)
+    alice.context.set_offline(False)
+    expect(alice.locator("#connection-status")).to_have_text("Connected", timeout=15_000)
