@@ -25,8 +25,14 @@ its own sheet (GET table/me/) when static/js/table.js would. Printed as JSON on 
   once, against the bound (processes x each process's pool, DB_POOL_MAX_SIZE).
 - "profile": where one process's CPU goes while it serves the cycle (py-spy samples,
   grouped), when py-spy is installed.
+- "stack_floor": the same pages, cycle, rates and topologies against app processes
+  whose `table/act/` does only what any action must (bench/floor_urls.py: who may act,
+  the contest's row locked, the event written, the step moved on, one broadcast of a
+  panel the size of the app's, the acknowledgement), everything else the app's own
+  (middleware, sessions, the consumer, the channel layer): what this machine spends on
+  an action before the app does any work of its own, and the capacity that leaves.
 - "bare_websockets": the same fan-out through a bare asyncio `websockets` server (the
-  floor), from bench.table_scenarios.
+  floor of the socket alone), from bench.table_scenarios.
 
 The websocket-path figures stay in `bench.table` (`make bench` runs both).
 """
@@ -853,6 +859,9 @@ async def measure(
             with profiled(profile[0], params["profile_seconds"], profile[1]) as shares:
                 await offered_rate(playing, recorder, sockets_of, rate, params["profile_seconds"])
             measured["profile"] = {"rate_per_s": rate, **shares}
+        # The players' broadcasts as they came (the stack's floor sends one like them).
+        sent = recorder.broadcast_bytes.get("player", [0, 0])
+        measured["player_broadcast_mean_bytes"] = sent[0] // max(1, sent[1])
         return measured, recorder.samples.get("player", "")
     finally:
         if pinging is not None:
@@ -866,6 +875,99 @@ async def measure(
             await one.player.close()
         await close_clients(sockets)
         await recorder.close()
+
+
+def floor_message(sample: str, mean_bytes: int) -> str:
+    """A player's broadcast from the real run, padded (an HTML comment) to the run's mean
+    size of a player's broadcast: what the stack's floor sends for every step."""
+    short = mean_bytes - len(sample.encode()) - len("<!--  -->")
+    return sample + (f"<!-- {'x' * short} -->" if short > 0 else "")
+
+
+@dataclass
+class Playground:
+    """Where one topology plays: its label, its processes, and the run's files and tables."""
+
+    label: str
+    count: int
+    work: Path
+    static_root: Path
+    database_url: str
+    watch_pg: bool
+    tables: list[Table]
+    owned: dict[int, tuple[int, int]]
+    # Each table's place in its cycle, carried from one topology's run to the next.
+    progress: dict[int, int]
+
+
+def topology(
+    env: dict[str, str], ground: Playground, params: dict[str, Any]
+) -> tuple[dict[str, Any], str]:
+    """`ground.count` app processes (behind nginx if more than one) serving `env`,
+    measured by `measure`; one process is profiled too."""
+    with contextlib.ExitStack() as stack:
+        servers = [
+            stack.enter_context(
+                app_process(
+                    env,
+                    stderr_path=ground.work / f"server-{ground.label}-{i}.log",
+                    server=params["server"],
+                )
+            )
+            for i in range(ground.count)
+        ]
+        if ground.count > 1:
+            upstreams = [base.removeprefix("http://") for _, base in servers]
+            _nginx, base = stack.enter_context(
+                nginx_balancer(upstreams, static_root=ground.static_root)
+            )
+        else:
+            base = servers[0][1]
+        port = urllib.parse.urlsplit(base).port
+        watch = stack.enter_context(PostgresWatch(ground.database_url)) if ground.watch_pg else None
+        meters = [CpuMeter(process.pid) for process, _ in servers]
+        profile = (servers[0][0].pid, ground.work) if ground.count == 1 else None
+        measured, sample = asyncio.run(
+            measure(
+                "127.0.0.1",
+                port,
+                ground.tables,
+                ground.owned,
+                params,
+                profile,
+                ground.progress,
+                [process.pid for process, _ in servers],
+            )
+        )
+        measured["server_cpu_percent"] = [meter.percent() for meter in meters]
+        if watch:
+            measured["postgres_connections"] = {
+                "most_seen": watch.most,
+                "bound": ground.count * params["pool"],
+            }
+    return measured, sample
+
+
+def stack_floor(
+    env: dict[str, str],
+    grounds: list[Playground],
+    params: dict[str, Any],
+    sample: str,
+    mean_bytes: int,
+) -> dict[str, Any]:
+    """The same browsers, cycle, rates and topologies against processes whose
+    `table/act/` does only what any action must (bench/floor_urls.py): the stack's own
+    cost per action on this machine, which no work in the app can remove."""
+    floor_env = dict(
+        env,
+        DJANGO_SETTINGS_MODULE="bench.floor_settings",
+        FLOOR_MESSAGE=floor_message(sample, mean_bytes),
+    )
+    floor: dict[str, Any] = {"message_bytes": len(floor_env["FLOOR_MESSAGE"].encode())}
+    for ground in grounds:
+        log(f"stack floor, {ground.label}: table/act/ doing only what any action must")
+        floor[ground.label], _ = topology(floor_env, ground, params)
+    return floor
 
 
 def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
@@ -921,57 +1023,27 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         connections.close_all()
         watch_pg = figures["machine"]["database"] == "postgresql"
         figures["capacity"] = {}
-        progress: dict[int, int] = {}  # each table's place in its cycle, between runs
+        progress: dict[int, int] = {}
         fragment = ""
         processes = {"1_process": 1, f"{params['processes']}_processes_nginx": params["processes"]}
-        for label, count in processes.items():
-            log(
-                f"{label}: {count} {params['server']} process(es)"
-                + (" behind nginx" if count > 1 else "")
+        grounds = [
+            Playground(
+                label, count, work, static_root, database_url, watch_pg, tables, owned, progress
             )
-            with contextlib.ExitStack() as stack:
-                servers = [
-                    stack.enter_context(
-                        app_process(
-                            env,
-                            stderr_path=work / f"server-{label}-{i}.log",
-                            server=params["server"],
-                        )
-                    )
-                    for i in range(count)
-                ]
-                if count > 1:
-                    upstreams = [base.removeprefix("http://") for _, base in servers]
-                    _nginx, base = stack.enter_context(
-                        nginx_balancer(upstreams, static_root=static_root)
-                    )
-                else:
-                    base = servers[0][1]
-                port = urllib.parse.urlsplit(base).port
-                watch = stack.enter_context(PostgresWatch(database_url)) if watch_pg else None
-                meters = [CpuMeter(process.pid) for process, _ in servers]
-                profile = (servers[0][0].pid, work) if count == 1 else None
-                measured, sample = asyncio.run(
-                    measure(
-                        "127.0.0.1",
-                        port,
-                        tables,
-                        owned,
-                        params,
-                        profile,
-                        progress,
-                        [process.pid for process, _ in servers],
-                    )
-                )
-                measured["server_cpu_percent"] = [meter.percent() for meter in meters]
-                if watch:
-                    measured["postgres_connections"] = {
-                        "most_seen": watch.most,
-                        "bound": count * params["pool"],
-                    }
-                measured["met"] = measured["capacity_per_s"] >= TARGETS["capacity_per_s"]
-                figures["capacity"][label] = measured
-                fragment = fragment or sample
+            for label, count in processes.items()
+        ]
+        for ground in grounds:
+            log(
+                f"{ground.label}: {ground.count} {params['server']} process(es)"
+                + (" behind nginx" if ground.count > 1 else "")
+            )
+            measured, sample = topology(env, ground, params)
+            measured["met"] = measured["capacity_per_s"] >= TARGETS["capacity_per_s"]
+            figures["capacity"][ground.label] = measured
+            fragment = fragment or sample
+        if fragment:
+            mean = figures["capacity"]["1_process"].get("player_broadcast_mean_bytes", 0)
+            figures["stack_floor"] = stack_floor(env, grounds, params, fragment, mean)
         log(f"idle: {params['idle_sockets']} sockets on 1 {params['server']} process")
         with app_process(env, stderr_path=work / "server-idle.log", server=params["server"]) as (
             process,

@@ -91,6 +91,8 @@ class Recorder:
         self.last_message_at = time.perf_counter()
         self.sizes: dict[str, int] = {}
         self.samples: dict[str, str] = {}
+        # Every broadcast's size, by role: {role: [bytes, messages]}.
+        self.broadcast_bytes: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
         # Who waits for what, woken by the message that completes it (no polling: the
         # benchmark's client shares the machine with the server it measures).
         self.step_waiters: dict[tuple[int, int], tuple[int, asyncio.Future]] = {}
@@ -154,8 +156,11 @@ class Recorder:
             waiter = self.step_waiters.get((contest_id, seq))
             if waiter is not None and len(arrived) >= waiter[0] and not waiter[1].done():
                 waiter[1].set_result(True)
-            self.sizes[client.role] = len(message.encode())
+            size = self.sizes[client.role] = len(message.encode())
             self.samples[client.role] = message
+            total = self.broadcast_bytes[client.role]
+            total[0] += size
+            total[1] += 1
             return
         if 'id="table-pong"' in message:
             self.pongs += 1

@@ -135,4 +135,16 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
         if "postgres_connections" in measured:
             connections = measured["postgres_connections"]
             assert 0 < connections["most_seen"] <= connections["bound"], connections
+    # The stack's floor (bench/floor_urls.py) took the same cycle from the same pages on
+    # the same topologies: every step acknowledged and delivered, with a panel the size
+    # of the app's own.
+    floor = figures["stack_floor"]
+    mean = figures["capacity"]["1_process"]["player_broadcast_mean_bytes"]
+    assert mean > 0 and floor["message_bytes"] >= mean
+    for topology in figures["capacity"]:
+        assert floor[topology]["steps"], topology
+        for step in floor[topology]["steps"]:
+            assert step["actions"] > 0 and step["samples"] == step["actions"], step
+            assert step["http_errors"] == {} and step["unanswered"] == 0, step
+            assert step["lost"] == step["duplicated"] == step["out_of_order"] == 0, step
     assert _number(figures["bare_websockets"]["p50_ms"])
