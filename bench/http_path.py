@@ -89,6 +89,7 @@ from .table_system import (
     check_redis,
     cpu_by_program,
     loopback_only,
+    python_loop_ms,
     raise_open_file_limit,
 )
 
@@ -980,6 +981,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             "cpus": os.cpu_count(),
             "python": sys.version.split()[0],
             "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+            "python_loop_ms_at_start": python_loop_ms(),
         },
         "targets": TARGETS,
     }
@@ -1084,6 +1086,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             "idle_sockets": figures["idle_sockets"]["met"],
         }
     figures["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    figures["machine"]["python_loop_ms_at_end"] = python_loop_ms()
     figures["elapsed_seconds"] = round(time.monotonic() - started, 1)
     return figures
 

@@ -38,6 +38,20 @@ def raise_open_file_limit(wanted: int) -> int:
     return wanted
 
 
+def python_loop_ms(rounds: int = 5) -> float:
+    """How fast this machine runs Python now: the best of `rounds` timings of one fixed
+    loop, in ms. Machines of the same kind, and one machine hour to hour, differ by half
+    (docs/benchmarks.md); two runs' figures compare only beside this."""
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        total = 0
+        for i in range(1_000_000):
+            total += i % 7
+        best = min(best, time.perf_counter() - started)
+    return round(1000 * best, 1)
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (all its threads), from /proc/<pid>/stat."""
     with open(f"/proc/{pid}/stat") as stat:

@@ -118,6 +118,7 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
     assert result.returncode == 0, result.stderr[-4000:]
     figures = json.loads(result.stdout)
     assert figures["mode"] == "small"
+    assert _number(figures["machine"]["python_loop_ms_at_start"])
     assert set(figures["capacity"]) == {"1_process", "2_processes_nginx"}
     for topology, measured in figures["capacity"].items():
         assert measured["steps"], topology
