@@ -902,16 +902,17 @@ class Playground:
 
 
 def topology(
-    env: dict[str, str], ground: Playground, params: dict[str, Any]
+    env: dict[str, str], ground: Playground, params: dict[str, Any], logs: str = "server"
 ) -> tuple[dict[str, Any], str]:
     """`ground.count` app processes (behind nginx if more than one) serving `env`,
-    measured by `measure`; one process is profiled too."""
+    measured by `measure`; one process is profiled too. Their stderr goes to
+    `<logs>-<label>-<i>.log` in the run's folder."""
     with contextlib.ExitStack() as stack:
         servers = [
             stack.enter_context(
                 app_process(
                     env,
-                    stderr_path=ground.work / f"server-{ground.label}-{i}.log",
+                    stderr_path=ground.work / f"{logs}-{ground.label}-{i}.log",
                     server=params["server"],
                 )
             )
@@ -967,7 +968,7 @@ def stack_floor(
     floor: dict[str, Any] = {"message_bytes": len(floor_env["FLOOR_MESSAGE"].encode())}
     for ground in grounds:
         log(f"stack floor, {ground.label}: table/act/ doing only what any action must")
-        floor[ground.label], _ = topology(floor_env, ground, params)
+        floor[ground.label], _ = topology(floor_env, ground, params, logs="floor")
     return floor
 
 
