@@ -444,7 +444,7 @@ async def play_step(
     """One step of a table's cycle, posted; done once every socket of the table has it
     (or it is counted as lost after LOST_AFTER_S)."""
     http, name, fields = playing.fields()
-    action = Action(playing.table.campaign_id, playing.contest_id, fields["key"], 0.0)
+    action = Action(playing.table.campaign_id, playing.contest_id, fields["key"], 0.0, kind=name)
     actions.append(action)
     path = f"/campaigns/{playing.table.campaign_id}/table/act/"
     action.sent_at = time.perf_counter()
@@ -482,6 +482,7 @@ async def _advance(
 
 def _tally(actions: list[Action], recorder: Recorder, sockets_of: dict) -> dict[str, Any]:
     latencies, lost, errors, unanswered = [], 0, collections.Counter(), 0
+    by_step: dict[str, list[float]] = collections.defaultdict(list)
     first_error = next((a.error for a in actions if a.error), "")
     for action in actions:
         if action.error:
@@ -496,7 +497,13 @@ def _tally(actions: list[Action], recorder: Recorder, sockets_of: dict) -> dict[
         lost += len(times) - len(arrived)
         if len(arrived) == len(times):
             latencies.append(max(arrived) - action.sent_at)
+            by_step[action.kind].append(max(arrived) - action.sent_at)
     figures = latency_figures(latencies)
+    # Each step of the cycle apart (p50, p99, max): which of them make the tail.
+    figures["by_step"] = {
+        kind: {k: v for k, v in latency_figures(times).items() if k != "p95_ms"}
+        for kind, times in sorted(by_step.items())
+    }
     figures.update(
         {
             "actions": len(actions),

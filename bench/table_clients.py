@@ -58,6 +58,7 @@ class Action:
     sent_at: float
     seq: int | None = None
     error: str = ""
+    kind: str = ""  # which step of the cycle it is, where the benchmark says
 
 
 @dataclass

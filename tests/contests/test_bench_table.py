@@ -14,12 +14,15 @@ import sys
 
 import pytest
 
+from bench.http_path import CYCLE
 from bench.liveserver import ROOT
 from bench.table import DEFAULT_REDIS_URL
 
 pytestmark = pytest.mark.bench
 
 LATENCY_KEYS = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
+# The realistic cycle's steps, as bench.http_path names them.
+CYCLE_STEPS = {step for _, step in CYCLE}
 # `lost` also counts broadcasts that arrived more than 5 s late, a timing figure; what
 # must never happen is a broadcast that does not arrive at all (the bench waits 15 s).
 DELIVERY_KEYS = (
@@ -125,6 +128,10 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
         for step in measured["steps"]:
             # Every action of the cycle was taken and reached its whole table.
             assert step["actions"] > 0 and step["samples"] == step["actions"], (topology, step)
+            # The latencies split by step of the cycle, every action in one of them.
+            by_step = step["by_step"]
+            assert set(by_step) <= CYCLE_STEPS, by_step
+            assert sum(kind["samples"] for kind in by_step.values()) == step["samples"]
             assert step["http_errors"] == {} and step["unanswered"] == 0, (topology, step)
             assert step["lost"] == step["duplicated"] == step["out_of_order"] == 0, step
             for key in LATENCY_KEYS:
