@@ -1,11 +1,11 @@
 """The floor of the stack under the browsers' path: what any table action costs on
 Django, uvicorn, Channels, PostgreSQL and Redis here, whatever the app does besides.
 
-`bench.http_path` serves this URLconf (bench/floor_settings.py) in one process and
-drives it with the same browsers, cycle and rates as the real app. Everything around
-the action view is the app's own: its middleware (session, user, CSRF, the security
-headers), its websocket consumer and channel layer, the pages' heartbeats. The action
-view keeps only what no correct action can skip:
+`bench.http_path` serves this URLconf (bench/floor_settings.py) in one process, and in
+N behind nginx, and drives it with the same browsers, cycle and rates as the real app.
+Everything around the action view is the app's own: its middleware (session, user,
+CSRF, the security headers), its websocket consumer and channel layer, the pages'
+heartbeats. The action view keeps only what no correct action can skip:
 
 - that the poster may act at this table (the GM or a member: one query);
 - under a transaction, the contest's row locked (a new contest's row made, for a
