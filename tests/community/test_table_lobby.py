@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from campaigns import services as campaign_services
 from characters.models import Ability, AbilityKind, Character
+from community import services
 from community.models import Community, ResourceDraw
 from contests.rules import dice
 from questworlds_site.asgi import application
@@ -188,4 +189,12 @@ async def test_every_page_at_the_table_sees_the_draw_and_the_gm_can_frame_with_i
         assert "<em>Approved</em>" in text
         # The GM's frame form offers it at once (the draws page shows it to all).
         assert f'<option value="{draw.pk}">Tamsin: Wealth as an augment' in text
+    # The contest that used it settles it (as the table does on its consequences): every
+    # page sees that too.
+    await database_sync_to_async(services.community_draw_settle)(
+        draw=draw, actor=gm, outcome_level=2
+    )
+    for socket in sockets.values():
+        message = await receive_until(socket, 'id="table-draws"')
+        assert "<em>Used</em>: minor victory, depletion -3." in " ".join(message.split())
         await socket.disconnect()
