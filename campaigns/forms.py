@@ -119,19 +119,14 @@ class InvitationForm(forms.Form):
 
 
 class JoinForm(forms.Form):
-    """A player joins with one of their free characters or names a new one."""
+    """A player joins with one of their free characters, or joins first and creates one
+    next in the character wizard, whose first page asks how to build it (§3)."""
 
     character = forms.ModelChoiceField(
         queryset=Character.objects.none(),
         required=False,
-        empty_label="— create a new character —",
+        empty_label="— none yet: create a new character after joining —",
         label="Join with",
-    )
-    new_character_name = forms.CharField(
-        label="New character's name", required=False, max_length=120
-    )
-    new_character_concept = forms.CharField(
-        label="Concept", required=False, max_length=200, help_text="An adjective and an occupation."
     )
 
     def __init__(self, *args, user, **kwargs) -> None:

@@ -237,18 +237,12 @@ def invitation_problem_for(invitation: Invitation, user) -> str | None:
 
 
 @transaction.atomic
-def invitation_accept(
-    *,
-    token: str,
-    user,
-    character: Character | None = None,
-    new_character_name: str = "",
-    new_character_concept: str = "",
-) -> Membership:
+def invitation_accept(*, token: str, user, character: Character | None = None) -> Membership:
     """Join a campaign with an invitation link.
 
-    A player joins with one of their characters not in any campaign, or creates one
-    (name and concept; the sheet is built afterwards). A spectator brings none.
+    A player joins with one of their characters not in any campaign, or with none and
+    creates one afterwards in the character wizard (which asks the creation method, §3).
+    A spectator brings none.
     """
     invitation = invitation_for_token(token)
     invitation = (
@@ -258,21 +252,16 @@ def invitation_accept(
     if problem:
         raise ValidationError(problem)
     campaign = invitation.campaign
-    name = new_character_name.strip()
-    if invitation.role == Role.PLAYER:
-        if character is None and not name:
-            raise ValidationError("Choose one of your characters, or name a new one.")
-        if character is not None and name:
-            raise ValidationError("Either choose a character or name a new one, not both.")
-        if character is not None and character.player_id != user.pk:
+    if character is not None:
+        if invitation.role != Role.PLAYER:
+            raise ValidationError("A spectator joins without a character.")
+        if character.player_id != user.pk:
             raise ValidationError("You can only join with a character of your own.")
-        if character is not None and character.campaign_id is not None:
+        if character.campaign_id is not None:
             raise ValidationError(
                 f"{character.name} already plays in {character.campaign}; "
                 "choose another character or create one."
             )
-    elif character is not None or name:
-        raise ValidationError("A spectator joins without a character.")
     try:
         with transaction.atomic():
             membership = Membership.objects.create(
@@ -284,10 +273,6 @@ def invitation_accept(
     if character is not None:
         character_services.character_campaign_join(
             character=character, actor=user, campaign=campaign
-        )
-    elif name:
-        character_services.character_create(
-            player=user, name=name, concept=new_character_concept, campaign=campaign
         )
     return membership
 

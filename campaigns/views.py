@@ -94,6 +94,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "role": role,
         "members": campaign.memberships.select_related("user"),
         "characters": campaign.characters.select_related("player"),
+        "plays_a_character": campaign.characters.filter(player=request.user).exists(),
         "open_session": campaign.open_session(),
         "latest_season": campaign.seasons.order_by("-number").first(),
         "recent_sessions": campaign.sessions.order_by("-number")[:3],
@@ -191,13 +192,21 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
     if problem:
         return render(request, "campaigns/join.html", {**context, "problem": problem}, status=400)
     if request.method == "POST" and form.is_valid():
+        character = form.cleaned_data["character"]
         try:
-            services.invitation_accept(token=token, user=request.user, **form.cleaned_data)
+            services.invitation_accept(token=token, user=request.user, character=character)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
-            messages.success(request, f"Welcome to {invitation.campaign.name}!")
-            return redirect("campaign_detail", invitation.campaign.pk)
+            campaign = invitation.campaign
+            if invitation.role == Role.PLAYER and character is None:
+                # The wizard's first page asks the name, concept and creation method.
+                messages.success(
+                    request, f"Welcome to {campaign.name}! Now create your character for it."
+                )
+                return redirect(f"{reverse('characters:create')}?campaign={campaign.pk}")
+            messages.success(request, f"Welcome to {campaign.name}!")
+            return redirect("campaign_detail", campaign.pk)
     status = 400 if form.is_bound and form.errors else 200
     return render(request, "campaigns/join.html", context, status=status)
 

@@ -244,3 +244,19 @@ class BolsterForm(_ContestForm, _ResourcesForm):
 
 class ConcedeForm(_ContestForm, _ResourcesForm):
     reason = forms.CharField(max_length=200, required=False)
+
+
+class TableLobbyForm(DrawStartForm):
+    """Lobbying at the live table (§8.2): the GM's form is the draws page's; a player
+    lobbies with their own characters' abilities only, and the resistance and any
+    modifiers stay the GM's to set (moderate and none, unless the GM lobbies for them)."""
+
+    def __init__(self, *args, gm: bool, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["resource"].choices = [
+            (key, f"{resource.name} ({resource.effective_text})")
+            for key, resource in self.resources.items()
+        ]
+        if not gm:
+            del self.fields["resistance_level"]
+            del self.fields["modifier"]

@@ -214,3 +214,35 @@ def draws_context(community: Community) -> dict[str, Any]:
         ),
         "open_session": community.campaign.open_session(),
     }
+
+
+# How many of the interval's draws the live table lists (newest first).
+TABLE_DRAWS = 12
+
+
+def table_draws_context(community: Community) -> dict[str, Any]:
+    """What every page at the live table shows of the community's draws (§8.2): this
+    interval's, newest first, with their lobbying and, once used, their depletion; and
+    the approved ones the GM's frame form offers (the draws page shows the same to all
+    members, so one copy serves every reader)."""
+    draws = list(
+        community.draws.filter(interval=community.interval_number)
+        .select_related("resource", "contest")
+        .order_by("-id")[:TABLE_DRAWS]
+    )
+    return {
+        "community": community,
+        "table_draws": draws,
+        "draws": list(
+            community.draws.filter(status=DrawStatus.APPROVED)
+            .select_related("resource")
+            .order_by("id")
+        ),
+    }
+
+
+def lobbying_abilities(community: Community, user, *, gm: bool) -> list[Ability]:
+    """The abilities `user` may lobby with at the table (§8.2): the GM any character's,
+    a player their own characters' (`draw_abilities` keeps out flaws and sidekicks')."""
+    abilities = draw_abilities(community)
+    return abilities if gm else [a for a in abilities if a.character.player_id == user.pk]

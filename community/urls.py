@@ -48,4 +48,7 @@ urlpatterns = [
     path("penalty/", views.penalty, name="penalty"),
     path("bolster/", views.bolster, name="bolster"),
     path("concede/", views.concede, name="concede"),
+    # Lobbying at the live table (§8.2): the GM and the players, in a session.
+    path("table/", views.table_panel, name="table_panel"),
+    path("table/lobby/", views.table_lobby, name="table_lobby"),
 ]

@@ -32,7 +32,10 @@ def character_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def character_create(request: HttpRequest) -> HttpResponse:
     """The wizard's first step: name, concept, method, campaign, traits (§3)."""
-    form = forms.CharacterCreateForm(request.POST or None, user=request.user)
+    # A player who just joined by invitation arrives with the campaign chosen.
+    campaign_id = request.GET.get("campaign", "")
+    initial = {"campaign": campaign_id} if campaign_id.isascii() and campaign_id.isdigit() else {}
+    form = forms.CharacterCreateForm(request.POST or None, user=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

@@ -19,3 +19,9 @@ def signed(value) -> str:
     if not value:
         return ""
     return f"{int(value):+d}"
+
+
+@register.filter
+def spaced(value) -> str:
+    """A stored choice in words: `very_high` -> `very high`."""
+    return str(value).replace("_", " ")

@@ -1,7 +1,8 @@
 """Community pages (§8): the notation table, chart and interval controls (`page.py`);
 setup (`setup.py`) and the questionnaire (`questionnaire.py`); drawing on resources by
-hand (`draws.py`). Thin views: check access, read a form, call a service, redirect with
-a message (or render a fragment for htmx); `base.py` holds what they share."""
+hand (`draws.py`); lobbying at the live table (`table.py`). Thin views: check access,
+read a form, call a service, redirect with a message (or render a fragment for htmx);
+`base.py` holds what they share."""
 
 from .draws import bolster, concede, draw_settle, draw_start, draws, penalty
 from .page import (
@@ -33,6 +34,7 @@ from .setup import (
     setup,
     spread,
 )
+from .table import table_lobby, table_panel
 
 __all__ = [
     "answer",
@@ -64,4 +66,6 @@ __all__ = [
     "resource_remove",
     "setup",
     "spread",
+    "table_lobby",
+    "table_panel",
 ]

@@ -269,6 +269,8 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> Non
                 "helper": draw.resource.name,
                 "ability": "community resource",
                 "bonus": bonus,
+                # The rating the bonus came from, in the community's notation (12W).
+                "tn": draw.resource.effective_text,
             }
         ]
     else:

@@ -23,11 +23,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def invitation(campaign, gm):
-    return services.invitation_create(campaign=campaign, actor=gm)
-
-
-@pytest.fixture
 def npc(campaign, gm):
     return services.npc_create(campaign=campaign, actor=gm, name="Captain Voss", rating="5M")
 
@@ -57,13 +52,6 @@ FORMS = {
         data=lambda c: {"name": c.name},
         fields=CAMPAIGN,
         user="gm",
-    ),
-    "join": Form(
-        url=lambda i: reverse("invitation_accept", args=[i.token]),
-        data=lambda i: {"new_character_name": "Rook"},
-        fields={"new_character_name": 120, "new_character_concept": 200},
-        user="charlie",
-        subject="invitation",
     ),
     "npc-create": Form(
         url=lambda c: reverse("npc_list", args=[c.pk]),
@@ -157,14 +145,6 @@ def test_a_recap_shows_its_limit(client, open_session, gm, url):
     client.force_login(gm)
     page = text(client.get(reverse(url, args=[open_session.campaign_id, open_session.number])))
     assert assert_limits_shown(page) >= 1 and "Up to 20,000 characters." in page
-
-
-def test_a_join_page_shows_its_limits(client, invitation, charlie):
-    client.force_login(charlie)
-    assert (
-        assert_limits_shown(text(client.get(reverse("invitation_accept", args=[invitation.token]))))
-        == 2
-    )
 
 
 @pytest.mark.parametrize("name", ["archive_search", "archive_contests"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -47,22 +48,52 @@ def test_a_campaign_needs_a_name(client, charlie):
 # --------------------------------------------------------------------- invitations
 
 
-def test_a_player_joins_by_link_with_a_new_character(client, campaign, gm, charlie):
+def test_a_player_joins_by_link_then_the_wizard_asks_the_creation_method(
+    client, campaign, gm, charlie
+):
+    """Issue 27, 11b: joining made a character "as you go" without a word; now the
+    player joins, then the wizard's first page asks the name, concept and method."""
     invitation = invite(campaign, gm)
     client.force_login(charlie)
-    page = client.get(reverse("invitation_accept", args=[invitation.token]))
-    assert "invites you as a <strong>player</strong>" in page.content.decode()
-    response = client.post(
-        reverse("invitation_accept", args=[invitation.token]),
-        {"new_character_name": "Vell", "new_character_concept": "Grim smuggler"},
-    )
-    assert response.url == reverse("campaign_detail", args=[campaign.pk])
+    page = client.get(reverse("invitation_accept", args=[invitation.token])).content.decode()
+    assert "invites you as a <strong>player</strong>" in page
+    assert "how you build it (as you go, from a list, or from prose)" in page
+    response = client.post(reverse("invitation_accept", args=[invitation.token]), {})
+    wizard = f"{reverse('characters:create')}?campaign={campaign.pk}"
+    assert response.url == wizard
     membership = Membership.objects.get(campaign=campaign, user=charlie)
     assert membership.role == Role.PLAYER
-    vell = Character.objects.get(name="Vell")
-    assert (vell.player, vell.campaign, vell.hero_points) == (charlie, campaign, 3)
+    assert not Character.objects.filter(player=charlie).exists()  # nothing made silently
     invitation.refresh_from_db()
     assert invitation.uses == 1
+
+    first_page = client.get(wizard).content.decode()
+    assert "Now create your character for it." in first_page
+    assert re.search(rf'<option value="{campaign.pk}" selected>', first_page)
+    assert "Creation method" in first_page
+    response = client.post(
+        reverse("characters:create"),
+        {
+            "name": "Vell",
+            "concept": "Grim smuggler",
+            "creation_method": "list",
+            "campaign": campaign.pk,
+        },
+    )
+    vell = Character.objects.get(name="Vell")
+    assert response.url == reverse("characters:wizard", args=[vell.pk])
+    assert (vell.player, vell.campaign, vell.creation_method) == (charlie, campaign, "list")
+
+
+def test_a_player_without_a_character_is_pointed_to_the_wizard(client, campaign, gm, charlie):
+    services.invitation_accept(token=invite(campaign, gm).token, user=charlie)
+    client.force_login(charlie)
+    page = client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
+    assert f'href="{reverse("characters:create")}?campaign={campaign.pk}"' in page
+    rook = character_services.character_create(player=charlie, name="Rook", campaign=campaign)
+    page = client.get(reverse("campaign_detail", args=[campaign.pk])).content.decode()
+    assert "You have no character here yet" not in page
+    assert rook.name in page
 
 
 def test_a_player_joins_with_one_of_their_characters(campaign, gm, charlie):
@@ -75,9 +106,19 @@ def test_a_player_joins_with_one_of_their_characters(campaign, gm, charlie):
 def test_a_spectator_joins_without_a_character(client, campaign, gm, charlie):
     invitation = invite(campaign, gm, Role.SPECTATOR)
     client.force_login(charlie)
-    client.post(reverse("invitation_accept", args=[invitation.token]), {})
+    response = client.post(reverse("invitation_accept", args=[invitation.token]), {})
+    assert response.url == reverse("campaign_detail", args=[campaign.pk])
     assert Membership.objects.get(user=charlie).role == Role.SPECTATOR
     assert not Character.objects.filter(player=charlie).exists()
+
+
+def test_a_spectator_cannot_bring_a_character(campaign, gm, charlie):
+    rook = character_services.character_create(player=charlie, name="Rook")
+    with pytest.raises(ValidationError, match="A spectator joins without a character"):
+        services.invitation_accept(
+            token=invite(campaign, gm, Role.SPECTATOR).token, user=charlie, character=rook
+        )
+    assert not Membership.objects.filter(campaign=campaign, user=charlie).exists()
 
 
 def test_a_link_for_several_people_works_until_it_is_used_up(campaign, gm, make_user):
@@ -113,7 +154,7 @@ def test_a_spoilt_invitation_says_why_and_changes_nothing(
     client.force_login(charlie)
     url = reverse("invitation_accept", args=[invitation.token])
     assert message in client.get(url).content.decode()
-    response = client.post(url, {"new_character_name": "Vell"})
+    response = client.post(url, {})
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not Membership.objects.filter(user=charlie).exists()
@@ -130,9 +171,7 @@ def test_an_invalid_token_says_so(client, charlie):
 def test_a_double_join_is_refused_clearly(client, campaign, gm, alice):
     invitation = invite(campaign, gm)
     client.force_login(alice)
-    response = client.post(
-        reverse("invitation_accept", args=[invitation.token]), {"new_character_name": "Again"}
-    )
+    response = client.post(reverse("invitation_accept", args=[invitation.token]), {})
     assert "You are already a player in The Sunken Crown" in response.content.decode()
     assert Membership.objects.filter(user=alice).count() == 1
     invitation.refresh_from_db()
@@ -147,8 +186,6 @@ def test_the_gm_needs_no_invitation(campaign, gm):
 @pytest.mark.parametrize(
     ("choice", "message"),
     [
-        ({}, "Choose one of your characters, or name a new one"),
-        ({"new_character_name": "A", "character": "mine"}, "not both"),
         ({"character": "elsewhere"}, "already plays in Elsewhere"),
         ({"character": "alices"}, "a character of your own"),
     ],

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
+from django.urls import reverse
 
 from community.models import ResourceDraw
 from community.services import community_create, community_draw_start, community_found
@@ -88,6 +92,19 @@ def test_the_resource_as_an_augment_adds_a_quick_augment(table, session, alice, 
         contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
     )
     assert str(contest.state["sides"]["pc"]["augments"][0]["bonus"]) == "6"
+
+
+def test_the_resource_augment_names_the_rating_it_came_from(
+    client, table, session, gm, alice, tamsin, wealth
+):
+    """Issue 27, 11a: the augment line read "…a quick augment from its rating : +6"."""
+    approved = draw(wealth, alice, tamsin, "augment")
+    frame(table, tamsin, approved.pk)
+    for user in (alice, gm):
+        client.force_login(user)
+        page = client.get(reverse("table", args=[table.campaign.pk])).content.decode()
+        words = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+        assert "Wealth's community resource, a quick augment from its rating 12W: +6" in words
 
 
 def test_someone_elses_or_a_refused_draw_cannot_be_used(

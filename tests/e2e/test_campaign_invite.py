@@ -1,5 +1,5 @@
-"""A GM creates a campaign and invites a player by link; the player joins with a new
-character (issue 5)."""
+"""A GM creates a campaign and invites a player by link; the player joins, then creates
+a character in the wizard, whose first page asks the creation method (issues 5 and 27)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from playwright.sync_api import expect
 
 
-def test_the_gm_invites_a_player_who_joins_with_a_character(log_in_page):
+def test_the_gm_invites_a_player_who_joins_then_creates_a_character(log_in_page):
     gm = log_in_page("gm")
     gm.get_by_role("link", name="New campaign").click()
     gm.get_by_label("Name").fill("Iron Coast")
@@ -27,11 +27,24 @@ def test_the_gm_invites_a_player_who_joins_with_a_character(log_in_page):
     bob.goto(link)
     expect(bob.get_by_role("heading", name="Join Iron Coast")).to_be_visible()
     expect(bob.get_by_text("invites you as a player")).to_be_visible()
-    bob.get_by_label("New character's name").fill("Vell Saltjaw")
-    bob.get_by_label("Concept").fill("Grim smuggler")
     bob.get_by_role("button", name="Join the campaign").click()
-    expect(bob.get_by_role("heading", name="Iron Coast")).to_be_visible()
-    expect(bob.locator(".messages")).to_contain_text("Welcome to Iron Coast!")
+    # Joined, and on the wizard's first page with the campaign chosen: the method is
+    # the player's to choose (issue 27, 11b), not made "as you go" without a word.
+    expect(bob.get_by_role("heading", name="Create a character")).to_be_visible()
+    expect(bob.locator(".messages")).to_contain_text(
+        "Welcome to Iron Coast! Now create your character for it."
+    )
+    expect(bob.get_by_label("Campaign")).to_have_value(re.compile(r"^\d+$"))
+    expect(bob.get_by_label("Campaign").locator("option:checked")).to_have_text("Iron Coast")
+    methods = bob.get_by_role("group", name="Creation method")
+    expect(methods.get_by_role("radio")).to_have_count(3)
+    bob.get_by_label("Name").fill("Vell Saltjaw")
+    bob.get_by_label("Concept").fill("Grim smuggler")
+    methods.get_by_role("radio", name="List").check()
+    bob.get_by_role("button", name="Next: abilities").click()
+    expect(bob.locator("main")).to_contain_text("Vell Saltjaw")
+    bob.goto(link.split("/join/")[0] + "/home/")
+    bob.get_by_role("link", name="Iron Coast").click()
     expect(bob.locator("main")).to_contain_text("Vell Saltjaw, Grim smuggler (Bob)")
 
     # The link was for one person: using it again says so and changes nothing.
