@@ -271,10 +271,6 @@ def _controls(
 
 # -- whose move it is -----------------------------------------------------------------
 
-# Besides the flows' `primary` actions (the GM's roll, resolve and confirm, a group
-# extended declaration not made yet), the moves the table waits on: an ability for a
-# side that has none, the bid on one's turn.
-WAITED_ON = {"choose_ability", "bid"}
 # Choices that do not hold the table up but are gone once the GM goes on: in the bar too.
 IN_BAR = {"hero_point"}
 
@@ -291,19 +287,16 @@ class Move:
 
 
 def _needs(flow: TableFlow, control: Control) -> bool:
-    """Whether the table waits on this form: a GM's primary action, or a player's move
-    of WAITED_ON (choosing an ability only for a side or participant without one)."""
-    action = control.action
-    record = _holder_record(flow, control)
-    if action.primary:
+    """Whether the table waits on this form: what the flow marks `primary` (the GM's
+    roll, resolve and confirm; the bid of the side whose turn it is and a group extended
+    declaration, each until made), or choosing an ability for a side or participant
+    that has neither an ability nor a rating (an NPC framed with a rating is ready)."""
+    if control.action.primary:
         return True
-    if action.action not in WAITED_ON:
+    if control.name != "choose_ability":
         return False
-    if action.action == "choose_ability":
-        # Waited on only while it has neither an ability nor a rating (an NPC framed
-        # with a rating is ready).
-        return record is not None and not record.get("ability") and record.get("rating") is None
-    return True
+    record = _holder_record(flow, control)
+    return record is not None and not record.get("ability") and record.get("rating") is None
 
 
 def _players_own(flow: TableFlow, control: Control) -> bool:
