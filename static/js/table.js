@@ -301,11 +301,9 @@
     });
   });
 
+  // The bar holds this reader's own moves only (each player gets a copy of their own).
   function myMoves() {
-    return Array.prototype.filter.call(
-      document.querySelectorAll("#your-move [data-my-move]:not(.optional)"),
-      function (el) { return el.offsetParent !== null; }
-    );
+    return Array.prototype.slice.call(document.querySelectorAll("#your-move [data-my-move]:not(.optional)"));
   }
   function update() {
     const mine = myMoves();
