@@ -92,7 +92,7 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "type": "table.contest",
             "contest_id": contest.pk,
             "seq": seq,
-            "html": {"gm": html, "player": html},
+            "html": {"gm": html, "public": html},
         }
         transaction.on_commit(lambda: send_to_table_sync(campaign_id, message))
     return HttpResponse(render_error("") + render_ack(seq))

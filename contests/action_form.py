@@ -49,7 +49,6 @@ def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
         f'<form hx-post="{_e(act_url)}" hx-swap="none" class="inline-form'
         f'{" " + _e(control.css) if control.css else ""}" data-action-form '
         f'data-action="{_e(name)}"{_attr("aria-label", control.aria_label)}'
-        f"{_attr('data-for-user', control.for_user)}"
     )
     if action.confirm:
         opening += f' hx-confirm="{_e(action.label)}: this cannot be taken back. Go ahead?"'

@@ -44,8 +44,9 @@ class RoleMessage(TypedDict):
 
 
 class ContestMessage(TypedDict):
-    """A contest changed: its panel rendered once per audience: `html` has the GM's
-    and the players' copies; spectators read the players'."""
+    """A contest changed: its panel rendered once per copy (contests/live.py
+    `render_audiences`): `html` has the GM's, the public one and each player's own
+    copy; each socket gets the one for its role and user (`live.copy_for`)."""
 
     type: Literal["table.contest"]
     contest_id: int

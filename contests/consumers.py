@@ -244,8 +244,9 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def table_contest(self, event: dict) -> None:
         if self.role is not None:
-            copies = event["html"]
-            await self.send(text_data=copies.get(self.role) or copies["player"])
+            # The copy for this socket's user and role: never another player's forms.
+            copy = live.copy_for(event["html"], self.role, self.scope["user"].pk)
+            await self.send(text_data=copy)
 
     async def table_chat(self, event: dict) -> None:
         # A whisper to the GM: the GM's sockets and its author's own, nobody else's.
@@ -286,7 +287,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         return (
             presence.render_presence(self.campaign_id)
             + render_to_string("contests/table.html#status", {"role": self.role, "oob": True})
-            + live.render_contest(contest, self.role)
+            + live.render_contest(contest, self.role, reader=self.scope["user"].pk)
             + live.render_chat(session.first(), self.role, self.scope["user"].pk)
         )
 

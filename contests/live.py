@@ -1,9 +1,11 @@
 """Rendering the live table for its audiences, and broadcasting contest changes.
 
-A broadcast renders each fragment once per audience (GM, players, spectators), not
-once per socket; the consumer picks the audience's copy. Controls meant for one
-player carry `data-for-user` and the page hides the ones that are not theirs; the
-server checks every action anyway.
+A broadcast renders the contest's fragments once per copy, not once per socket: the
+GM's; the public copy (spectators, and players with nothing to do now), which holds
+nobody's forms; and each player's own copy, for each player who has forms now (their
+sheets' abilities, augments, hero points): nobody's browser receives another person's
+forms (issue 27). The consumer sends each socket the copy for its user and role
+(`copy_for`); the server checks every action anyway.
 """
 
 from __future__ import annotations
@@ -109,10 +111,17 @@ def _players_in(flow: TableFlow) -> str:
 
 
 def contest_context(
-    contest: Contest | None, audience: str, shared: dict[str, Any] | None = None
+    contest: Contest | None,
+    audience: str,
+    shared: dict[str, Any] | None = None,
+    *,
+    reader: int | None = None,
 ) -> dict[str, Any]:
-    """Everything the contest panel and roll log show to one audience. Pass the same
-    `shared` dict when rendering several audiences, so the queries run once."""
+    """Everything the contest panel and roll log show to one audience: the GM, a
+    player (`reader`, their user id: the copy holds their own forms and no one else's)
+    or a spectator. A player with no forms now, or without `reader`, gets the public
+    copy (the spectators'). Pass the same `shared` dict when rendering several copies,
+    so the queries run once."""
     if contest is None:
         return {"contest": None, "audience": audience, "events": [], "seq": 0}
     if shared is None:
@@ -120,9 +129,17 @@ def contest_context(
     if not shared:
         shared.update(_shared_context(contest))
     flow = shared["flow"]
+    if audience == "player" and reader not in players_with_forms(shared):
+        audience = "spectator"  # the public copy
     # The templates get this audience's view, never the flow or its state (audience.py).
     sides, view = contest_view(flow, audience, shared["sides"], shared["rows"])
-    controls = _audience_controls(flow, audience, shared, view["rows"])
+    if audience == "gm":
+        controls = _audience_controls(flow, "gm", shared, view["rows"])
+    elif audience == "player":
+        every = _audience_controls(flow, "player", shared, view["rows"])
+        controls = [c for c in every if c.for_user == reader]
+    else:
+        controls = []
     mine = moves(flow, controls)
     if "moves" not in shared:
         # Whom the table waits on is the same for every audience: from the GM's and the
@@ -132,7 +149,9 @@ def contest_context(
             rows = view["rows"] if other == audience else None
             everyone += moves(flow, _audience_controls(flow, other, shared, rows))
         shared["moves"] = everyone
-    waiting = _waiting_lines(audience, shared["moves"])
+    # Whom the table waits on, but for this reader's own moves (their "your move" lines).
+    besides = None if audience == "gm" else reader if audience == "player" else "nobody"
+    waiting = waiting_on(shared["moves"], besides=besides)
     events = [_log_entry(event, audience) for event in shared["events"]]
     return {
         "choices": FRAME_CHOICES,
@@ -161,6 +180,13 @@ def contest_context(
 
 
 # -- the action forms: what `available_actions` offers the audience ----------------------
+
+
+def players_with_forms(shared: dict[str, Any]) -> set[int]:
+    """The players who have forms on the panel now, each of whom gets a copy of their
+    own (`shared` from `_shared_context`; their forms are worked out once, here)."""
+    controls = _audience_controls(shared["flow"], "player", shared, None)
+    return {c.for_user for c in controls if c.for_user is not None}
 
 
 def _audience_controls(
@@ -246,9 +272,10 @@ def _cast(flow: TableFlow, seen: dict[int, Any]) -> dict[str, Any]:
 def _controls(
     flow: TableFlow, audience: str, shared: dict[str, Any], rows: list[dict[str, Any]]
 ) -> list[Control]:
-    """The forms this audience's copy shows: the GM's actions, or every player's, each
-    tagged with its player (the page hides the others'). Spectators get none. A group
-    contest's forms go under the participants of `rows` (this audience's view of them)."""
+    """The forms of this audience: the GM's actions, or every player's, each tagged
+    with its player (`for_user`: only that player's own copy holds it). Spectators get
+    none. A group contest's forms go under the participants of `rows` (this audience's
+    view of them)."""
     cast = shared.get("cast") or {"players": {}, "hero_points": {}}
     if audience == "gm":
         actors = [(None, Actor(user_id=0, role="gm"))]
@@ -271,10 +298,6 @@ def _controls(
 
 # -- whose move it is -----------------------------------------------------------------
 
-# Besides the flows' `primary` actions (the GM's roll, resolve and confirm, a group
-# extended declaration not made yet), the moves the table waits on: an ability for a
-# side that has none, the bid on one's turn.
-WAITED_ON = {"choose_ability", "bid"}
 # Choices that do not hold the table up but are gone once the GM goes on: in the bar too.
 IN_BAR = {"hero_point"}
 
@@ -291,19 +314,16 @@ class Move:
 
 
 def _needs(flow: TableFlow, control: Control) -> bool:
-    """Whether the table waits on this form: a GM's primary action, or a player's move
-    of WAITED_ON (choosing an ability only for a side or participant without one)."""
-    action = control.action
-    record = _holder_record(flow, control)
-    if action.primary:
+    """Whether the table waits on this form: what the flow marks `primary` (the GM's
+    roll, resolve and confirm; the bid of the side whose turn it is and a group extended
+    declaration, each until made), or choosing an ability for a side or participant
+    that has neither an ability nor a rating (an NPC framed with a rating is ready)."""
+    if control.action.primary:
         return True
-    if action.action not in WAITED_ON:
+    if control.name != "choose_ability":
         return False
-    if action.action == "choose_ability":
-        # Waited on only while it has neither an ability nor a rating (an NPC framed
-        # with a rating is ready).
-        return record is not None and not record.get("ability") and record.get("rating") is None
-    return True
+    record = _holder_record(flow, control)
+    return record is not None and not record.get("ability") and record.get("rating") is None
 
 
 def _players_own(flow: TableFlow, control: Control) -> bool:
@@ -379,18 +399,6 @@ def waiting_on(all_moves: list[Move], *, besides: Any = "nobody") -> list[str]:
             if move.text not in texts:
                 texts.append(move.text)
     return [f"{who} ({'; '.join(texts)})" for who, texts in seen.items()]
-
-
-def _waiting_lines(audience: str, everyone: list[Move]) -> dict[str, Any]:
-    """The "waiting for" lines of an audience's copy, as `lines` of (for_user, whom):
-    the GM's copy one line without the GM's own moves; the players' copy one for each
-    player the table waits on, without their own moves (shown only in their browser),
-    and one for everyone else (hidden for the players in `own`)."""
-    if audience == "gm":
-        return {"lines": [(None, waiting_on(everyone, besides=None))], "own": []}
-    own = sorted({m.for_user for m in everyone if m.needed and m.for_user is not None})
-    lines = [(uid, waiting_on(everyone, besides=uid)) for uid in own]
-    return {"lines": [*lines, (None, waiting_on(everyone))], "own": own}
 
 
 def _by_participant(rows: list[dict], controls: list[Control]) -> list[tuple[dict, list[Control]]]:
@@ -715,38 +723,72 @@ def render_contest(
     contest: Contest | None,
     audience: str,
     *,
+    reader: int | None = None,
     oob: bool = True,
     shared: dict | None = None,
     new_event: ContestEvent | None = None,
 ) -> str:
-    """The contest panel and the roll log, as out-of-band fragments.
+    """The contest panel, the "your move" bar and the roll log, as out-of-band
+    fragments, for one audience (a player's own copy with `reader`, see
+    `contest_context`).
 
     With `new_event` (the one event since the state the browser has), the log is not
     sent whole: that event's entry, as this audience may read it, goes on top of it.
     """
-    context = {**contest_context(contest, audience, shared), "oob": oob}
+    if shared is None:
+        shared = {}
+    context = {**contest_context(contest, audience, shared, reader=reader), "oob": oob}
     panel = render_to_string("contests/table.html#contest", context)
     panel += render_to_string("contests/table.html#moves", context)
-    if new_event is None:
-        return panel + render_to_string("contests/table.html#log", context)
-    entry = _log_entry(new_event, audience)
-    return panel + render_to_string("contests/table.html#log_append", {"event": entry})
+    # Every copy but the GM's reads the same log: rendered once per broadcast.
+    logs = shared.setdefault("log_html", {})
+    whose = "gm" if audience == "gm" else "others"
+    if whose not in logs:
+        if new_event is None:
+            logs[whose] = render_to_string("contests/table.html#log", context)
+        else:
+            entry = _log_entry(new_event, audience)
+            logs[whose] = render_to_string("contests/table.html#log_append", {"event": entry})
+    return panel + logs[whose]
+
+
+# The public copy of a broadcast, and the key of each player's own (`render_audiences`).
+PUBLIC = "public"
+
+
+def own_copy(user_id: int) -> str:
+    return f"player:{user_id}"
 
 
 def render_audiences(contest: Contest, new_event: ContestEvent | None = None) -> dict[str, str]:
-    """The contest's fragments for every audience, rendered once per distinct view.
-
-    Spectators see the players' page: its only controls that are not the GM's are tied
-    to one player's user id, hidden for everyone else (and refused by the server anyway).
+    """The contest's fragments for every reader at the table, rendered once per copy:
+    the GM's, the public one (spectators, players with no forms now) and one for each
+    player with forms (`own_copy(user_id)`), from one shared context (no query a player).
     """
     shared = _shared_context(contest, log=new_event is None)
-    players = render_contest(contest, "player", shared=shared, new_event=new_event)
-    gm = render_contest(contest, "gm", shared=shared, new_event=new_event)
-    return {"gm": gm, "player": players, "spectator": players}
+    copies = {
+        "gm": render_contest(contest, "gm", shared=shared, new_event=new_event),
+        PUBLIC: render_contest(contest, "spectator", shared=shared, new_event=new_event),
+    }
+    for user_id in sorted(players_with_forms(shared)):
+        copies[own_copy(user_id)] = render_contest(
+            contest, "player", reader=user_id, shared=shared, new_event=new_event
+        )
+    return copies
+
+
+def copy_for(copies: dict[str, str], role: str | None, user_id: int) -> str:
+    """The copy of a broadcast one socket receives: by its role now and its user."""
+    if role == "gm":
+        return copies["gm"]
+    if role == "player":
+        return copies.get(own_copy(user_id), copies[PUBLIC])
+    return copies[PUBLIC]
 
 
 def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
-    """Send the contest's new state to everyone at its table, once per audience.
+    """Send the contest's new state to everyone at its table, each the copy they may
+    read (`render_audiences`, `copy_for`).
 
     Called after the action's commit with the objects the action used (no reload). The
     message carries the panel and the new log entry; a browser that missed a message
@@ -754,8 +796,6 @@ def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
     (its framing) replaces the log whole.
     """
     html = render_audiences(contest, new_event=None if event.seq == 1 else event)
-    # Spectators read the players' copy: sent once through the channel layer, not twice.
-    html.pop("spectator")
     send_to_table_sync(
         contest.campaign_id,
         {"type": "table.contest", "contest_id": contest.pk, "seq": event.seq, "html": html},

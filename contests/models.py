@@ -7,6 +7,7 @@ cached snapshot of it, rewritten in the same transaction as each event.
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from questworlds_site.limits import CHAT_LINE, NOTES, text_limit
 
@@ -220,6 +221,15 @@ class ChatMessage(models.Model):
         if self.character_id is not None:
             return self.character.name
         return self.author.shown_name if self.author_id else "someone"
+
+    @property
+    def ref(self) -> str:
+        """The line's identifier on a page (`data-chat-line`, which the page's chat
+        de-duplicates by): a keyed hash of its id, not the id, so a player, who does not
+        see others' whispers to the GM, cannot count them from gaps in the ids."""
+        return salted_hmac(
+            "contests.ChatMessage.ref", str(self.pk), algorithm="sha256"
+        ).hexdigest()[:16]
 
     def as_text(self) -> str:
         """The line in words, as the table, the archive and the chronicle show it:

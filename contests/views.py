@@ -47,25 +47,16 @@ def _table_context(campaign, role: str, user) -> dict:
     characters = list(
         Character.objects.filter(campaign=campaign).select_related("player").order_by("name")
     )
-    abilities = (
-        Ability.objects.filter(character__campaign=campaign, follower__isnull=True)
-        .select_related("keyword")
-        .order_by("character_id", "position", "id")
-    )
-    by_character: dict[int, list[Ability]] = {}
-    for ability in abilities:
-        by_character.setdefault(ability.character_id, []).append(ability)
     return {
         **_chat_context(campaign, role, user, [c for c in characters if c.player_id == user.pk]),
         "characters": characters,
-        "abilities_by_character": by_character,
         "npcs": list(campaign.npcs.all()) if role == "gm" else [],
         "sidekick_abilities": _sidekick_abilities(campaign) if role == "gm" else [],
         "draws": _approved_draws(campaign) if role == "gm" else [],
         "frame_rows": range(FRAME_ROWS) if role == "gm" else [],
         "frame_choices": FRAME_CHOICES,
         "new_key": uuid.uuid4().hex,
-        **live.contest_context(contest, role),
+        **live.contest_context(contest, role, reader=user.pk),
     }
 
 
@@ -171,18 +162,6 @@ def table_me(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "contests/_my_character.html", context)
 
 
-def table_viewer_css(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """The table's one per-viewer style: controls meant for one player (`data-for-user`)
-    show only in that player's browser. Served as a stylesheet because the
-    Content-Security-Policy allows no inline style; the server checks every action anyway."""
-    role_in_campaign(request.user, campaign_id)  # members only (404 otherwise)
-    mine = f'[data-for-user="{int(request.user.pk)}"]'
-    css = f"[data-for-user]:not({mine}) {{ display: none !important; }}\n"
-    # What everyone sees but those who have their own copy ("waiting for ...").
-    css += f'[data-not-for-user~="{int(request.user.pk)}"] {{ display: none !important; }}\n'
-    return HttpResponse(css, content_type="text/css; charset=utf-8")
-
-
 def _message_from_post(post) -> dict:
     """The form as a table message: only its field names are read here.
 
@@ -255,7 +234,7 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return HttpResponse(live.render_error("") + live.render_ack(reply.seq))
     role = role_in_campaign(request.user, campaign_id)  # 404 for outsiders
     contest = live.current_contest(campaign_id)
-    html = live.render_contest(contest, role)
+    html = live.render_contest(contest, role, reader=request.user.pk)
     if reply.error:
         # htmx swaps only 2xx answers; a plain form post gets a real 400 (429: too many).
         status = 200 if request.htmx else (429 if reply.retry_after else 400)

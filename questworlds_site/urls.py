@@ -16,11 +16,6 @@ urlpatterns = [
         name="table_chat_panel",
     ),
     path("campaigns/<int:campaign_id>/table/me/", contest_views.table_me, name="table_me"),
-    path(
-        "campaigns/<int:campaign_id>/table/viewer.css",
-        contest_views.table_viewer_css,
-        name="table_viewer_css",
-    ),
     path("campaigns/<int:campaign_id>/community/", include("community.urls")),
     path("characters/", include("characters.urls")),
     path("accounts/", include("questworlds_site.accounts.urls")),

@@ -155,7 +155,10 @@ class ExtendedFlow(LongFlow):
             limit = self.bid_limit(turn)
             if limit >= 1:
                 bid = number("bid", "Bid (AP)", 1, limit, default=min(DEFAULT_BID, limit))
-                offers.append(AvailableAction("bid", "Bid", (bid,)))
+                # The table waits on the turn's bid until it is made; a bid made may
+                # still be changed before the roll, but nobody waits on that.
+                awaited = "bid" not in self.state
+                offers.append(AvailableAction("bid", "Bid", (bid,), primary=awaited))
         rated = all(self.side(s)["rating"] is not None for s in SIDES)
         if self.controls(actor, turn) and rated:
             side = self._key([(turn, self.side(turn)["name"])])

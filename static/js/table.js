@@ -301,11 +301,9 @@
     });
   });
 
+  // The bar holds this reader's own moves only (each player gets a copy of their own).
   function myMoves() {
-    return Array.prototype.filter.call(
-      document.querySelectorAll("#your-move [data-my-move]:not(.optional)"),
-      function (el) { return el.offsetParent !== null; }
-    );
+    return Array.prototype.slice.call(document.querySelectorAll("#your-move [data-my-move]:not(.optional)"));
   }
   function update() {
     const mine = myMoves();
@@ -402,7 +400,8 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
 // Once a line is taken, the message box empties for the next one (unless the next one
 // is already typed there); the list shows the newest line at its bottom.
 (function () {
-  const APPENDED = /hx-swap-oob="beforeend:#chat-log"[^]*?data-chat-line="(\d+)"/;
+  // A line's data-chat-line is a keyed hash of it (contests.models.ChatMessage.ref).
+  const APPENDED = /hx-swap-oob="beforeend:#chat-log"[^]*?data-chat-line="([0-9a-f]+)"/;
   function showNewest() {
     const log = document.getElementById("chat-log");
     if (log) log.scrollTop = log.scrollHeight;

@@ -34,11 +34,10 @@ def marked(campaign, alice):
 
 def test_a_players_form_posts_its_fields_and_shows_their_words(table, session, alice, marked):
     contest = table.frame(pc=marked, opponent={"name": "The Grey River", "level": "moderate"})
-    html = render_contest(contest, "player")
+    html = render_contest(contest, "player", reader=alice.pk)
     form = form_of(html, "choose_ability")
     # Where it posts and what it carries, like every table form.
     assert f'hx-post="/campaigns/{table.campaign.pk}/table/act/"' in form
-    assert f'data-for-user="{alice.pk}"' in form
     assert f'<input type="hidden" name="contest" value="{contest.pk}">' in form
     assert f'<input type="hidden" name="seq" value="{contest.seq}">' in form
     assert '<input type="hidden" name="key" data-fresh-key>' in form

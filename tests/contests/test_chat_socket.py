@@ -3,11 +3,14 @@ line reaches everyone at the table, a whisper to the GM only the GM and its auth
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
+from contests.models import ChatMessage
 from questworlds_site.asgi import application
 
 from .socket_helpers import receive_until, session_cookie, table_socket
@@ -107,3 +110,39 @@ async def test_a_refused_line_reaches_nobody(campaign, session, gm, sam):
         assert await socket.receive_nothing(timeout=0.5)
     finally:
         await socket.disconnect()
+
+
+LINE_REF = re.compile(r'data-chat-line="([^"]*)"')
+
+
+@database_sync_to_async
+def chat_of_page(user, campaign) -> str:
+    """The chat list of `user`'s table page, as their browser loads it."""
+    client = Client()
+    client.force_login(user)
+    page = client.get(reverse("table", args=[campaign.pk])).content.decode()
+    return re.search(r'<ol id="chat-log".*?</ol>', page, re.S).group(0)
+
+
+async def test_a_players_chat_reveals_nothing_of_the_whispers_they_cannot_see(
+    campaign, session, alice, bob
+):
+    """Issue 27, item 8: a line's identifier on the page is no count of the lines."""
+    assert await say(alice, campaign, "First, the rope", "out_of_character") == 200
+    bob_socket = await seat(bob, campaign)
+    try:
+        assert await say(alice, campaign, WHISPER, "whisper") == 200
+        assert await say(alice, campaign, "then the lantern", "out_of_character") == 200
+        frames = await read_until(bob_socket, "then the lantern")
+    finally:
+        await bob_socket.disconnect()
+    page = await chat_of_page(bob, campaign)
+    ids = [m.pk async for m in ChatMessage.objects.order_by("id")]
+    refs = LINE_REF.findall(page)
+    assert len(refs) == 2 and LINE_REF.findall(frames[-1]) == refs[1:]
+    # No line carries its id (the ids skip the whisper): a keyed hash of it.
+    for ref in refs:
+        assert re.fullmatch(r"[0-9a-f]{16}", ref) and ref not in {str(pk) for pk in ids}
+    # Bob's chat is exactly what it would be had the whisper never been said.
+    await ChatMessage.objects.filter(kind="whisper").adelete()
+    assert await chat_of_page(bob, campaign) == page

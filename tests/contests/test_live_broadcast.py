@@ -33,9 +33,11 @@ def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
         contest = frame(table, tamsin)
     framed = sent[-1]
     assert framed["seq"] == 1
-    for audience in ("gm", "player"):  # spectators read the players' copy
-        assert 'id="roll-log"' in framed["html"][audience]
-        assert "afterbegin:#roll-log" not in framed["html"][audience]
+    # The GM's, the public copy and Alice's own, who has forms (her pick list).
+    assert set(framed["html"]) == {"gm", "public", f"player:{alice.pk}"}
+    for html in framed["html"].values():
+        assert 'id="roll-log"' in html
+        assert "afterbegin:#roll-log" not in html
 
     with django_capture_on_commit_callbacks(execute=True):
         table.act(
@@ -43,8 +45,7 @@ def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
         )
     chosen = sent[-1]
     assert chosen["seq"] == 2
-    for audience in ("gm", "player"):
-        html = chosen["html"][audience]
+    for html in chosen["html"].values():
         assert 'data-seq="2"' in html  # the panel, with the step the page is at
         assert 'id="roll-log"' not in html
         assert html.count('hx-swap-oob="afterbegin:#roll-log"') == 1
@@ -65,10 +66,12 @@ def test_a_hidden_gm_roll_is_only_in_the_gm_entry(
         table.act(contest, gm, "roll", rolls=(9, 13))
     rolled = sent[-1]["html"]
     gm_entry = rolled["gm"].split("afterbegin:#roll-log", 1)[1]
-    player_entry = rolled["player"].split("afterbegin:#roll-log", 1)[1]
     assert "13" in gm_entry
-    assert "13" not in player_entry and "9" in player_entry
-    assert set(rolled) == {"gm", "player"}  # spectators read the players' copy
+    # Alice's own copy (her hero point) and the public one.
+    assert set(rolled) == {"gm", "public", f"player:{alice.pk}"}
+    for copy in ("public", f"player:{alice.pk}"):
+        player_entry = rolled[copy].split("afterbegin:#roll-log", 1)[1]
+        assert "13" not in player_entry and "9" in player_entry
 
 
 def test_an_action_with_its_broadcast_stays_within_its_queries(
@@ -138,12 +141,12 @@ def test_a_full_state_read_just_before_an_action_shows_its_log_up_to_its_own_ste
         table.act(
             contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
         )
-    full_state = live.render_contest(read_first, "player")
+    full_state = live.render_contest(read_first, "player", reader=alice.pk)
     assert f'id="contest" data-contest-id="{contest.pk}" data-seq="1"' in full_state
     assert 'data-seq="1" data-type="framed"' in full_state
     assert 'data-seq="2"' not in full_state
     # The broadcast of step 2 then brings its panel and its entry together.
-    broadcast = sent[-1]["html"]["player"]
+    broadcast = sent[-1]["html"]["public"]
     assert 'data-seq="2"' in broadcast and "afterbegin:#roll-log" in broadcast
 
 
@@ -157,9 +160,14 @@ def test_a_sheet_s_names_are_escaped_in_the_table_s_pick_lists(
     Ability.objects.create(character=tamsin, name='<img src=x onerror="alert(1)"> & Co', rating=14)
     with django_capture_on_commit_callbacks(execute=True):
         frame(table, tamsin)
-    for audience, html in sent[-1]["html"].items():
+    copies = sent[-1]["html"]
+    for audience, html in copies.items():
         assert "<img" not in html, audience
-        assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; Co 14</option>" in html
+    for audience in ("gm", f"player:{alice.pk}"):  # the public copy has no pick list
+        assert (
+            "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; Co 14</option>"
+            in (copies[audience])
+        )
 
 
 def test_the_panel_names_who_plays_in_the_contest(

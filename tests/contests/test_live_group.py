@@ -568,12 +568,15 @@ def test_the_table_renders_each_group_contest_for_each_audience(
     if kind == "group_scored":
         table.act(contest, gm, "engage", pc="Tamsin", opponent="Wall")
     gm_html = live.render_contest(contest, "gm")
-    player_html = live.render_contest(contest, "player")
+    alices, bobs = (live.render_contest(contest, "player", reader=u.pk) for u in (alice, bob))
     spectator_html = live.render_contest(contest, "spectator")
     assert 'data-participant="Tamsin"' in gm_html and "TN <strong" in gm_html
-    assert f'data-for-user="{alice.pk}"' in player_html
-    assert f'data-for-user="{bob.pk}"' in player_html
-    assert 'name="action" value="resolve"' not in player_html
+    # Each player's copy has the actions under their own participant, no one else's.
+    assert '<details class="participant-actions" data-participant="Tamsin"' in alices
+    assert '<details class="participant-actions" data-participant="Brannoc"' not in alices
+    assert '<details class="participant-actions" data-participant="Brannoc"' in bobs
+    assert '<details class="participant-actions" data-participant="Tamsin"' not in bobs
+    assert 'name="action" value="resolve"' not in alices + bobs
     assert "data-action-form" not in spectator_html
     first = {"group_simple": "roll", "group_scored": "play_round", "group_extended": "declare"}[
         kind

@@ -34,8 +34,13 @@ def hidden_rolls(campaign):
     return campaign
 
 
-def views(contest):
-    return {a: live.render_contest(contest, a) for a in ("gm", "player", "spectator")}
+def views(contest, player):
+    """The GM's copy, `player`'s own and the spectators'."""
+    return {
+        "gm": live.render_contest(contest, "gm"),
+        "player": live.render_contest(contest, "player", reader=player.pk),
+        "spectator": live.render_contest(contest, "spectator"),
+    }
 
 
 def as_player(user, character):
@@ -80,7 +85,7 @@ def test_a_group_simple_hides_the_resistances_rolls_until_the_gm_reveals_them(
     rolled = contest.events.get(type="roll").payload
     assert [row["hidden"] for row in rolled["rolls"]] == [False, True, False, True]
     assert "16" not in rolled["summary"] and "against 16" in rolled["gm_summary"]
-    shown = views(contest)
+    shown = views(contest, alice)
     for audience in ("player", "spectator"):
         html = shown[audience]
         assert not any(secret in html for secret in SECRETS), audience
@@ -95,12 +100,12 @@ def test_a_group_simple_hides_the_resistances_rolls_until_the_gm_reveals_them(
     spent = contest.events.last().payload
     assert spent["summary"] == "Tamsin spends a hero point: success becomes critical"
     assert spent["gm_summary"].endswith("marginal defeat becomes minor victory")
-    player = live.render_contest(contest, "player")
+    player = live.render_contest(contest, "player", reader=alice.pk)
     assert not any(secret in player for secret in SECRETS) and "minor victory" not in player
 
     table.refused(contest, alice, "reveal", "only the GM")
     table.act(contest, gm, "reveal")
-    player = live.render_contest(contest, "player")
+    player = live.render_contest(contest, "player", reader=alice.pk)
     assert ">16</strong>" in player and "The GM reveals the rolls" in player
     assert "Reveal my roll" not in live.render_contest(contest, "gm")
     table.refused(contest, gm, "reveal", "already shown")
@@ -122,7 +127,7 @@ def test_a_long_group_contest_hides_the_npcs_roll_and_the_outcome_so_far(
         ("Chief", True),
         ("Brannoc", False),
     ]
-    shown = views(contest)
+    shown = views(contest, bob)
     for audience in ("player", "spectator"):
         html = shown[audience]
         assert ">13</strong>" not in html and "rolled 13" not in html, audience
@@ -186,13 +191,17 @@ def test_players_enter_physical_dice_for_their_group_participants(
     campaign.physical_dice = True
     campaign.save()
     contest = river(table, tamsin, brannoc, rating=14)
-    assert 'name="action" value="enter_roll"' in live.render_contest(contest, "player")
+    assert 'name="action" value="enter_roll"' in live.render_contest(
+        contest, "player", reader=alice.pk
+    )
     table.refused(
         contest, bob, "enter_roll", "only Tamsin's player", participant="Tamsin", entered=7
     )
     table.refused(contest, alice, "enter_roll", "from 1 to 20", participant="Tamsin", entered=21)
     table.act(contest, alice, "enter_roll", participant="Tamsin", entered=7)
-    assert "Physical roll entered for the next roll: 7" in live.render_contest(contest, "player")
+    assert "Physical roll entered for the next roll: 7" in live.render_contest(
+        contest, "player", reader=alice.pk
+    )
     table.act(contest, gm, "roll", rolls=(15, 5, 18))  # the server rolls only the other dice
     assert [(p["roll"], p["resistance_roll"]) for p in contest.state["pending"]["pairings"]] == [
         (7, 15),
@@ -229,7 +238,9 @@ def test_an_augment_raises_one_participants_tn_and_turns_the_outcome(
     table, session, gm, alice, bob, tamsin, brannoc
 ):
     contest = river(table, tamsin, brannoc, rating=14)
-    assert 'name="action" value="augment"' in live.render_contest(contest, "player")
+    assert 'name="action" value="augment"' in live.render_contest(
+        contest, "player", reader=alice.pk
+    )
     sharp_eyes = ability(tamsin, "Sharp eyes").pk
     # §2.4.2: a quick augment adds Sharp eyes 15 // 5 = +3 to Tamsin's Boatcraft 17.
     table.act(
@@ -241,7 +252,7 @@ def test_an_augment_raises_one_participants_tn_and_turns_the_outcome(
         "17 +3 (quick augment: Tamsin's Sharp eyes) = 20",
     )
     assert "17 +3 (quick augment: Tamsin&#x27;s Sharp eyes) = 20" in live.render_contest(
-        contest, "player"
+        contest, "player", reader=alice.pk
     )
     table.refused(
         contest,
@@ -437,14 +448,14 @@ def test_a_gifter_may_spend_their_own_hero_point(
         bob,
         gm,
     )
-    assert 'name="wait_for_hero_point"' in live.render_contest(contest, "player")
+    assert 'name="wait_for_hero_point"' in live.render_contest(contest, "player", reader=alice.pk)
     # Wren bids 5 (resistance 10): 12 against 5, both succeed, her better roll wins.
     gift = {"helper_ability_id": rowing.pk, "recipient": "Brannoc", "opponent": "Chief", "bid": 5}
     table.act(contest, alice, "gift", rolls=(12, 5), wait_for_hero_point=1, **gift)
     flow = load_flow(contest.state)
     assert flow.phase == "rolled"
     assert flow.hero_point_offers == [{"participant": "Wren", "player_id": alice.pk}]
-    assert "Wren: spend a hero point" in live.render_contest(contest, "player")
+    assert "Wren: spend a hero point" in live.render_contest(contest, "player", reader=alice.pk)
     table.refused(contest, bob, "hero_point", "only Wren's player", participant="Wren")
     table.act(contest, alice, "hero_point", participant="Wren")
     table.act(contest, gm, "resolve")

@@ -98,17 +98,24 @@ def assert_hidden(contest, *secrets: str) -> dict:
     assert showing(contexts["gm"]), "the GM's own view lost the roll"
     pages = live.render_audiences(contest)
     assert re.search(rf"(?<![\d.§]){SECRET}(?!\d|\.\d)", page_text(pages["gm"]))
-    for audience in OTHERS:
-        context = contexts[audience]
+    # Every copy but the GM's: the public one and each player's own.
+    readers = [int(name.split(":")[1]) for name in pages if name.startswith("player:")]
+    others = {audience: contexts[audience] for audience in OTHERS}
+    for reader in readers:
+        others[f"player:{reader}"] = live.contest_context(contest, "player", reader=reader)
+    for audience, context in others.items():
         assert showing(context) == [], audience
         assert not texts(context) & set(secrets), audience
         assert "flow" not in context and "state" not in context
         assert not hasattr(context["contest"], "state")
         raw = [p for p, v in nodes(context) if isinstance(v, dict) and STATE_ONLY & v.keys()]
         assert raw == [], audience
-        page = page_text(pages[audience])
-        assert not re.search(rf"(?<![\d.§]){SECRET}(?!\d|\.\d)", page), audience
-        assert not any(secret in pages[audience] for secret in secrets), audience
+    for name, html in pages.items():
+        if name == "gm":
+            continue
+        page = page_text(html)
+        assert not re.search(rf"(?<![\d.§]){SECRET}(?!\d|\.\d)", page), name
+        assert not any(secret in html for secret in secrets), name
         assert "in secret" in page
     return contexts
 

@@ -195,7 +195,7 @@ def test_a_player_uses_a_sidekicks_ability_from_the_sheet_at_the_table(
     )
     # The panel's own pick list offers Rex's abilities too, named as his.
     table.act(contest, gm, "undo")
-    assert "Tracking (Rex, sidekick) 18" in render_contest(contest, "player")
+    assert "Tracking (Rex, sidekick) 18" in render_contest(contest, "player", reader=alice.pk)
 
 
 def test_a_sidekicks_ability_augments_and_a_lost_sidekicks_is_not_offered(
@@ -203,7 +203,7 @@ def test_a_sidekicks_ability_augments_and_a_lost_sidekicks_is_not_offered(
 ):
     contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
     choose(table, contest, alice, tamsin)
-    assert "Tracking (Rex, sidekick) 18" in render_contest(contest, "player")
+    assert "Tracking (Rex, sidekick) 18" in render_contest(contest, "player", reader=alice.pk)
     augment(table, contest, alice, tamsin, "Tracking", kind="quick")
     assert "Tamsin's Tracking, a quick augment from its rating 18: +3" in page(contest)
     # The fixture's sheet was written directly, not through the wizard: put it in play.
@@ -213,7 +213,7 @@ def test_a_sidekicks_ability_augments_and_a_lost_sidekicks_is_not_offered(
         character=tamsin, actor=alice, follower=rex, reason="killed by the raiders"
     )
     later = table.frame(pc=tamsin, opponent={"name": "A cliff", "level": "moderate"})
-    assert "Rex" not in render_contest(later, "player")
+    assert "Rex" not in render_contest(later, "player", reader=alice.pk)
 
 
 def test_live_changes_are_announced_to_screen_readers(client, table, session, gm, alice, tamsin):

@@ -13,67 +13,70 @@ import re
 from contests.live import render_contest
 from tests.table import ability
 
-MOVE = re.compile(
-    r'<p class="my-move[^"]*" data-my-move(?: data-for-user="(\d+)")?>'
-    r"<strong>([^<]+)</strong> ([^<]+)</p>"
-)
-WAITING = re.compile(r'<p class="waiting" data-waiting(?: data-for-user="(\d+)")?[^>]*>([^<]+)</p>')
+MOVE = re.compile(r'<p class="my-move[^"]*" data-my-move><strong>([^<]+)</strong> ([^<]+)</p>')
+WAITING = re.compile(r'<p class="waiting" data-waiting>([^<]+)</p>')
 BAR = re.compile(r'<div id="your-move"[^>]*>(.*?)\n  </div>', re.S)
 
 
-def bar(contest, audience):
+def bar(contest, reader):
+    """The bar of the GM's ("gm"), the spectators' ("spectator") or a player's (their
+    user) own copy."""
     contest.refresh_from_db()
-    return html.unescape(BAR.search(render_contest(contest, audience)).group(1))
+    if isinstance(reader, str):
+        html_ = render_contest(contest, reader)
+    else:
+        html_ = render_contest(contest, "player", reader=reader.pk)
+    return html.unescape(BAR.search(html_).group(1))
 
 
-def moves(contest, audience):
-    """(user id or None, "Your move:"/"Your choice:", what) in an audience's bar."""
-    return [
-        (int(user) if user else None, head, text.strip())
-        for user, head, text in MOVE.findall(bar(contest, audience))
-    ]
+def moves(contest, reader):
+    """("Your move:"/"Your choice:", what) in a reader's bar."""
+    return [(head, text.strip()) for head, text in MOVE.findall(bar(contest, reader))]
 
 
-def waiting(contest, audience):
-    return [(int(u) if u else None, t) for u, t in WAITING.findall(bar(contest, audience))]
+def waiting(contest, reader):
+    return WAITING.findall(bar(contest, reader))
 
 
-def bar_actions(contest, audience):
-    return re.findall(r'name="action" value="([^"]+)"', bar(contest, audience))
+def bar_actions(contest, reader):
+    return re.findall(r'name="action" value="([^"]+)"', bar(contest, reader))
 
 
-def test_a_simple_contest_waits_on_the_player_then_the_gm(table, session, gm, alice, tamsin):
+def test_a_simple_contest_waits_on_the_player_then_the_gm(table, session, gm, alice, bob, tamsin):
     contest = table.frame("simple", pc=tamsin)
-    assert moves(contest, "player") == [(alice.pk, "Your move:", "choose an ability for Tamsin")]
-    assert bar_actions(contest, "player") == ["choose_ability"]
+    assert moves(contest, alice) == [("Your move:", "choose an ability for Tamsin")]
+    assert bar_actions(contest, alice) == ["choose_ability"]
     # The GM could choose for her, but the move is hers: the GM's bar only waits.
     assert moves(contest, "gm") == []
-    assert waiting(contest, "gm") == [
-        (None, "Waiting for Tamsin's player (choose an ability for Tamsin).")
-    ]
+    assert waiting(contest, "gm") == ["Waiting for Tamsin's player (choose an ability for Tamsin)."]
     # Everyone else sees whom the table waits on; Alice sees her move instead.
-    assert (None, "Waiting for Tamsin's player (choose an ability for Tamsin).") in waiting(
-        contest, "spectator"
-    )
-    assert f'data-not-for-user="{alice.pk}"' in bar(contest, "player")
+    for reader in ("spectator", bob):
+        assert moves(contest, reader) == [] and bar_actions(contest, reader) == []
+        assert waiting(contest, reader) == [
+            "Waiting for Tamsin's player (choose an ability for Tamsin)."
+        ]
+    assert waiting(contest, alice) == []
 
     table.act(
         contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
     )
-    assert moves(contest, "gm") == [(None, "Your move:", "roll")]
-    assert moves(contest, "player") == []
-    assert waiting(contest, "spectator") == [(None, "Waiting for the GM (roll).")]
+    assert moves(contest, "gm") == [("Your move:", "roll")]
+    assert moves(contest, alice) == []
+    assert (
+        waiting(contest, alice) == waiting(contest, "spectator") == ["Waiting for the GM (roll)."]
+    )
 
     table.act(contest, gm, "roll", rolls=(9, 13))  # a success against a success: no critical
-    assert moves(contest, "gm") == [(None, "Your move:", "resolve")]
-    assert moves(contest, "player") == [(alice.pk, "Your choice:", "spend a hero point for Tamsin")]
-    assert waiting(contest, "spectator") == [(None, "Waiting for the GM (resolve).")]
+    assert moves(contest, "gm") == [("Your move:", "resolve")]
+    assert moves(contest, alice) == [("Your choice:", "spend a hero point for Tamsin")]
+    assert moves(contest, bob) == []
+    assert waiting(contest, "spectator") == ["Waiting for the GM (resolve)."]
 
     table.act(contest, gm, "resolve")
-    assert moves(contest, "gm") == [(None, "Your move:", "confirm the consequences")]
+    assert moves(contest, "gm") == [("Your move:", "confirm the consequences")]
     table.act(contest, gm, "apply_consequences")
-    assert moves(contest, "gm") == moves(contest, "player") == []
-    assert "Contest #1 is over" in bar(contest, "player")
+    assert moves(contest, "gm") == moves(contest, alice) == []
+    assert "Contest #1 is over" in bar(contest, alice)
 
 
 def test_a_player_without_hero_points_is_offered_none(table, session, gm, alice, tamsin):
@@ -84,8 +87,8 @@ def test_a_player_without_hero_points_is_offered_none(table, session, gm, alice,
         contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
     )
     table.act(contest, gm, "roll", rolls=(9, 13))
-    assert moves(contest, "player") == []
-    assert "hero_point" not in render_contest(contest, "player")
+    assert moves(contest, alice) == []
+    assert "hero_point" not in render_contest(contest, "player", reader=alice.pk)
 
 
 def test_an_extended_contest_waits_on_the_bid_of_the_side_whose_turn_it_is(
@@ -96,16 +99,16 @@ def test_an_extended_contest_waits_on_the_bid_of_the_side_whose_turn_it_is(
         pc={"character_id": tamsin.pk, "ability_id": ability(tamsin, "Boatcraft").pk},
         opponent={"name": "Raiders", "rating": "14"},
     )
-    assert moves(contest, "player") == [(alice.pk, "Your move:", "bid for Tamsin")]
-    assert [m for m in moves(contest, "player") if m[0] == bob.pk] == []
+    assert moves(contest, alice) == [("Your move:", "bid for Tamsin")]
+    assert moves(contest, bob) == []
     table.act(contest, alice, "bid", bid=3)
-    assert moves(contest, "gm") == [(None, "Your move:", "roll")]
+    assert moves(contest, "gm") == [("Your move:", "roll")]
     table.act(contest, gm, "roll", rolls=(9, 13))
     table.act(contest, gm, "resolve")
     # The Raiders' turn: the GM bids for them, and no player is asked to.
     contest.refresh_from_db()
-    assert [m for m in moves(contest, "player") if m[1] == "Your move:"] == []
-    assert (None, "Your move:", "bid for Raiders") in moves(contest, "gm")
+    assert [m for m in moves(contest, alice) if m[0] == "Your move:"] == []
+    assert ("Your move:", "bid for Raiders") in moves(contest, "gm")
 
 
 def test_a_group_extended_contest_waits_on_each_declaration(
@@ -120,20 +123,19 @@ def test_a_group_extended_contest_waits_on_each_declaration(
             {"name": "Chief", "rating": 15},
         ],
     )
-    player_moves = moves(contest, "player")
-    assert (alice.pk, "Your move:", "Tamsin declares") in player_moves
-    assert (bob.pk, "Your move:", "Brannoc declares") in player_moves
-    assert moves(contest, "gm") == [(None, "Your move:", "Chief declares")]
+    assert moves(contest, alice) == [("Your move:", "Tamsin declares")]
+    assert moves(contest, bob) == [("Your move:", "Brannoc declares")]
+    assert moves(contest, "gm") == [("Your move:", "Chief declares")]
     table.act(contest, alice, "declare", participant="Tamsin", targets="Chief", bid=2)
     # Declared, Alice may still change it, but the table no longer waits on her: she
     # sees the line for everyone whose move it is not.
-    assert [m for m in moves(contest, "player") if m[0] == alice.pk] == []
-    assert (
-        None,
-        "Waiting for the GM (Chief declares); Brannoc's player (Brannoc declares).",
-    ) in waiting(contest, "player")
-    assert f'data-not-for-user="{bob.pk}"' in bar(contest, "player")
-    assert "Tamsin changes the declaration" in render_contest(contest, "player")
+    assert moves(contest, alice) == []
+    assert waiting(contest, alice) == [
+        "Waiting for the GM (Chief declares); Brannoc's player (Brannoc declares)."
+    ]
+    assert waiting(contest, bob) == ["Waiting for the GM (Chief declares)."]
+    assert "Tamsin changes the declaration" in render_contest(contest, "player", reader=alice.pk)
+    assert "Tamsin changes the declaration" not in render_contest(contest, "player", reader=bob.pk)
 
 
 # -- a player's own characters at the table ------------------------------------------------

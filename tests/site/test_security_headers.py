@@ -68,15 +68,6 @@ def test_a_public_archive_link_is_not_stored_either(client, campaign, gm):
     assert "Content-Security-Policy" in response
 
 
-def test_the_per_viewer_table_style_is_the_viewers_own(client, campaign, alice, charlie):
-    client.force_login(alice)
-    response = client.get(reverse("table_viewer_css", args=[campaign.pk]))
-    assert response["Content-Type"].startswith("text/css")
-    assert f'[data-for-user="{alice.pk}"]' in response.content.decode()
-    client.force_login(charlie)  # not a member
-    assert client.get(reverse("table_viewer_css", args=[campaign.pk])).status_code == 404
-
-
 @pytest.mark.parametrize("path", sorted(TEMPLATES.rglob("*.html")), ids=lambda p: p.name)
 def test_no_template_has_inline_script_or_style(path):
     """The CSP blocks inline code: a template with any would break in the browser."""

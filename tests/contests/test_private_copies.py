@@ -1,0 +1,226 @@
+"""Each person's own forms reach only their own sockets and the GM's (issue 27, item 6).
+
+A table of four browsers (the GM, Alice, Bob and Sam the spectator) plays a contest of
+every kind, through the services as the table's actions do, while every frame each
+socket receives is kept. Each character has abilities and a flaw that the contests never
+use, so their names appear on no shared part of the table: only in the forms of that
+character's player (the ability pick list, an augment's "with" list), which the player
+and the GM must receive and nobody else may.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+
+from characters.models import Ability, AbilityKind
+from tests.table import ability
+
+from .table_seats import Seats
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Never used in a contest: only a pick list of their player's forms names them.
+PRIVATE = {
+    "alice": ("Lockpicking of Ys", "Fear of Deep Water"),
+    "bob": ("Ledger of Old Debts", "Dread of Horses"),
+}
+HOLDS = {"alice": "tamsin", "bob": "brannoc"}
+
+
+@pytest.fixture
+def sheets(tamsin, brannoc):
+    """Each character's private ability (with a rating) and flaw, and hero points for
+    the evening."""
+    for character, (private, flaw) in ((tamsin, PRIVATE["alice"]), (brannoc, PRIVATE["bob"])):
+        character.hero_points = 9
+        character.save(update_fields=["hero_points"])
+        Ability.objects.create(character=character, name=private, rating=16)
+        Ability.objects.create(character=character, name=flaw, kind=AbilityKind.FLAW, rating=14)
+    return {"tamsin": tamsin, "brannoc": brannoc}
+
+
+def scripts(table, sheets):
+    """(kind, framing, steps) for every kind of contest; a step is (who, action,
+    rolls, data), played in order. Read from the database: call it synchronously."""
+    tamsin, brannoc = sheets["tamsin"], sheets["brannoc"]
+    boatcraft = ability(tamsin, "Boatcraft").pk
+    sharp_eyes = ability(tamsin, "Sharp eyes").pk
+    singer = ability(brannoc, "Temple singer").pk
+    river = {"name": "The Grey River", "level": "moderate"}
+    raiders = {"name": "Raiders", "rating": "14"}
+
+    def one_on_one(kind, opponent=raiders):
+        return {"kind": kind, "pc": tamsin, "opponent": opponent, "prize": "the ford"}
+
+    def group(kind, *others, **extra):
+        both = [{"character_id": tamsin.pk}, {"character_id": brannoc.pk}]
+        return {"kind": kind, "prize": "the causeway", "participants": [*both, *others], **extra}
+
+    choose_both = [
+        ("alice", "choose_ability", (), {"participant": "Tamsin", "ability_id": boatcraft}),
+        ("bob", "choose_ability", (), {"participant": "Brannoc", "ability_id": singer}),
+    ]
+    rounds = [("gm", "roll", (1, 20), {}), ("gm", "resolve", (), {})]
+    return [
+        (
+            "simple",
+            one_on_one("simple", river),
+            [
+                ("alice", "choose_ability", (), {"side": "pc", "ability_id": boatcraft}),
+                (
+                    "bob",
+                    "augment",
+                    (),
+                    {"side": "pc", "kind": "quick", "helper_ability_id": singer},
+                ),
+                (
+                    "alice",
+                    "augment",
+                    (4, 15),
+                    {"side": "pc", "kind": "rolled", "ability": "Sharp eyes", "rating": 15},
+                ),
+                ("gm", "roll", (9, 13), {}),
+                ("alice", "hero_point", (), {"side": "pc"}),
+                ("gm", "resolve", (), {}),
+            ],
+        ),
+        (
+            "automatic",
+            one_on_one("automatic", river),
+            [
+                ("alice", "choose_ability", (), {"side": "pc", "ability_id": sharp_eyes}),
+                ("gm", "automatic_victory", (), {}),
+                ("gm", "apply_consequences", (), {}),
+            ],
+        ),
+        (
+            "scored",
+            one_on_one("scored"),
+            [
+                ("alice", "choose_ability", (), {"side": "pc", "ability_id": boatcraft}),
+                ("gm", "roll", (9, 13), {}),
+                ("alice", "hero_point", (), {"side": "pc"}),
+                ("gm", "resolve", (), {}),
+                *rounds,
+            ],
+        ),
+        (
+            "extended",
+            one_on_one("extended", {"character_id": brannoc.pk}),
+            [
+                ("bob", "choose_ability", (), {"side": "opponent", "ability_id": singer}),
+                ("alice", "choose_ability", (), {"side": "pc", "ability_id": boatcraft}),
+                ("alice", "bid", (), {"bid": 3}),
+                ("gm", "roll", (9, 13), {}),
+                ("bob", "hero_point", (), {"side": "opponent"}),
+                ("gm", "resolve", (), {}),
+                ("bob", "bid", (), {"bid": 2}),
+                ("gm", "roll", (10, 10), {}),
+            ],
+        ),
+        (
+            "chained",
+            one_on_one("chained"),
+            [
+                ("alice", "choose_ability", (), {"side": "pc", "ability_id": boatcraft}),
+                ("gm", "roll", (9, 13), {}),
+                ("alice", "hero_point", (), {"side": "pc"}),
+                ("gm", "resolve", (), {}),
+                ("gm", "roll", (5, 16), {}),
+                ("gm", "resolve", (), {}),
+            ],
+        ),
+        (
+            "group_simple",
+            group("group_simple", {"name": "The Grey River", "level": "high"}),
+            [
+                *choose_both,
+                ("alice", "boost", (), {"participant": "Tamsin"}),
+                ("gm", "roll", (10, 15, 5, 18), {}),
+                ("alice", "hero_point", (), {"participant": "Tamsin"}),
+                ("gm", "resolve", (), {}),
+            ],
+        ),
+        (
+            "group_scored",
+            group(
+                "group_scored", {"name": "Raider", "rating": 14}, {"name": "Chief", "rating": 15}
+            ),
+            [
+                *choose_both,
+                ("gm", "engage", (), {"pc": "Tamsin", "opponent": "Raider"}),
+                ("gm", "engage", (), {"pc": "Brannoc", "opponent": "Chief"}),
+                ("gm", "play_round", (5, 16), {"pairing": 1}),
+                ("alice", "hero_point", (), {"participant": "Tamsin"}),
+                ("gm", "resolve", (), {}),
+            ],
+        ),
+        (
+            "group_extended",
+            group("group_extended", {"name": "Chief", "rating": 15}),
+            [
+                *choose_both,
+                ("alice", "declare", (), {"participant": "Tamsin", "targets": "Chief", "bid": 2}),
+                ("bob", "declare", (), {"participant": "Brannoc", "targets": "Chief", "bid": 4}),
+                ("gm", "declare", (), {"participant": "Chief", "targets": "Brannoc", "bid": 6}),
+                ("gm", "act", (1, 20), {"participant": "Chief"}),
+                ("gm", "resolve", (), {}),
+            ],
+        ),
+    ]
+
+
+def frame(table, framing):
+    data = dict(framing)
+    return table.frame(data.pop("kind"), **data)
+
+
+def act(table, contest, user, action, rolls, data):
+    return table.act(contest, user, action, rolls=rolls, **data)
+
+
+async def test_no_socket_gets_another_persons_forms(table, session, gm, alice, bob, sam, sheets):
+    users = {"gm": gm, "alice": alice, "bob": bob, "sam": sam}
+    seats = Seats(table.campaign)
+    for name, user in users.items():
+        await seats.seat(name, user)
+    played = []
+    try:
+        for kind, framing, steps in await database_sync_to_async(scripts)(table, sheets):
+            contest = await database_sync_to_async(frame)(table, framing)
+            await seats.step(contest.pk, contest.seq)
+            for who, action, rolls, data in steps:
+                try:
+                    contest = await database_sync_to_async(act)(
+                        table, contest, users[who], action, rolls, data
+                    )
+                except Exception as error:
+                    error.add_note(f"at {kind}: {who} {action}")
+                    raise
+                await seats.step(contest.pk, contest.seq)
+            played.append(kind)
+    finally:
+        await seats.close()
+    assert len(played) == 8
+
+    frames = {name: "".join(seen) for name, seen in seats.frames.items()}
+    for player, (private, flaw) in PRIVATE.items():
+        # The player's own forms reach their own sockets and the GM's...
+        for reader in (player, "gm"):
+            assert private in frames[reader] and flaw in frames[reader], (reader, player)
+        # ...and nobody else's.
+        for reader in set(users) - {player, "gm"}:
+            assert private not in frames[reader], (reader, player)
+            assert flaw not in frames[reader], (reader, player)
+    # No frame of a player or the spectator holds a form tagged for someone else, and
+    # the spectator gets no forms of anyone's but the chat's.
+    for reader in ("alice", "bob", "sam"):
+        others = {str(u.pk) for name, u in users.items() if name != reader}
+        assert not set(re.findall(r'data-for-user="(\d+)"', frames[reader])) & others
+    assert 'data-action-form data-action="' not in frames["sam"]
+    # Each player has had forms of their own: a pick list of their own sheet.
+    assert 'data-action="choose_ability"' in frames["alice"]
+    assert 'data-action="choose_ability"' in frames["bob"]
