@@ -1,3 +1,41 @@
+// The one socket the page is using (issue 27). The htmx extension's reconnect opens a
+// new socket but leaves the old one its handlers: when a socket the network dropped
+// finally closes (1006), the extension starts yet another one, closing the good one
+// (1005), whose close asks for another reconnect, and so on without end. So the page
+// knows which socket is its current one (htmx.createWebSocket, the extension's hook for
+// making them): a close from any other is old news; and a socket it gives up is first
+// cut off from the extension's handlers, then closed, so it can start nothing later.
+const liveSocket = (function () {
+  let current = null;
+  if (window.htmx && htmx.createWebSocket) {
+    const create = htmx.createWebSocket;
+    htmx.createWebSocket = function (url) {
+      current = create(url);
+      return current;
+    };
+  }
+  document.body.addEventListener("htmx:wsOpen", function (evt) {
+    if (!current && evt.detail.event) current = evt.detail.event.target;
+  });
+  return {
+    // Whether a socket event (htmx:wsOpen, htmx:wsClose) is about the current socket.
+    isCurrent: function (evt) {
+      const target = evt.detail && evt.detail.event ? evt.detail.event.target : null;
+      return !target || !current || target === current;
+    },
+    // Give up the current socket and open a new one through the extension's wrapper.
+    replace: function (wrapper) {
+      const old = current;
+      if (old) {
+        old.onclose = null;
+        old.onerror = null;
+      }
+      wrapper.reconnect();  // closes the old socket if open, makes the new current
+      if (old && old !== current && old.readyState === WebSocket.CONNECTING) old.close();
+    },
+  };
+})();
+
 // Connection status for the live table: connected / reconnecting / refused.
 // The server sends the full table state on every (re)connect, so nothing depends on
 // what was missed while away.
@@ -29,6 +67,7 @@
     setStatus("connected", "Connected");
   });
   document.body.addEventListener("htmx:wsClose", function (evt) {
+    if (!liveSocket.isCurrent(evt)) return;  // a socket given up: its close is no news
     const code = evt.detail && evt.detail.event ? evt.detail.event.code : 0;
     if (REFUSED[code]) {
       setStatus("refused", REFUSED[code]);
@@ -149,7 +188,7 @@
 // void; a refused action's message goes away with the next one that succeeds.
 (function () {
   const PING_EVERY = 2000, QUIET_BEFORE_PING = 1000, DEAD_AFTER = 5000, ACK_GRACE = 2000;
-  let socket = null, lastHeard = Date.now(), declaredDead = false;
+  let socket = null, lastHeard = Date.now(), declaredDead = false, retryAfter = 0;
 
   function status() { return document.getElementById("connection-status"); }
   function setStatus(state, text) {
@@ -167,7 +206,9 @@
     lastHeard = Date.now();
     declaredDead = false;
   });
-  document.body.addEventListener("htmx:wsClose", function () { socket = null; });
+  document.body.addEventListener("htmx:wsClose", function (evt) {
+    if (liveSocket.isCurrent(evt)) socket = null;
+  });
   document.body.addEventListener("htmx:wsAfterMessage", function () {
     lastHeard = Date.now();
     if (declaredDead) {
@@ -177,13 +218,17 @@
   });
   setInterval(function () {
     if (!socket || document.visibilityState !== "visible") { lastHeard = Date.now(); return; }
-    if (Date.now() - lastHeard > DEAD_AFTER) {
-      if (!declaredDead) {
+    const quiet = Date.now() - lastHeard;
+    if (quiet > DEAD_AFTER) {
+      // The socket may never notice the drop: start again (the server sends the full
+      // state on every connect, so nothing that happened meanwhile is missed). A new
+      // socket that cannot open either (made while the network was down) is replaced in
+      // turn, less and less often.
+      if (!declaredDead || quiet > retryAfter) {
         declaredDead = true;
+        retryAfter = Math.min(quiet * 2, 60000);
         setStatus("reconnecting", "Connection lost, reconnecting…");
-        // The socket may never notice the drop: start again (the server sends the full
-        // state on every connect, so nothing that happened meanwhile is missed).
-        try { socket.reconnect(); } catch (e) { /* reconnects on its own */ }
+        try { liveSocket.replace(socket); } catch (e) { /* reconnects on its own */ }
       }
       return;
     }

@@ -1,0 +1,111 @@
+"""A real network drop (issue 27): the player's browser reaches the site through a relay
+the test controls (tests/e2e/relay.py), and the relay stops every byte both ways without
+closing anything, as a phone's network does when it drops. The page must notice, come
+back with exactly one live socket, and lose nothing a person typed.
+"""
+
+from __future__ import annotations
+
+import time
+
+from playwright.sync_api import expect
+
+from .conftest import choose_ability, frame_contest
+from .relay import relay_to
+from .test_your_move import wait_seq
+
+LOST = "Connection lost, reconnecting…"
+
+
+def until(page, condition, what: str, timeout: float = 30) -> None:
+    """Wait (letting the page's events in) until `condition()` holds; fail after `timeout`
+    seconds, naming what never came."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        page.wait_for_timeout(100)
+
+
+class Sockets:
+    """Every websocket a page opens: when, its close, and the pings it sends."""
+
+    def __init__(self, page) -> None:
+        self.opened: list = []
+        self.pings: dict = {}
+        page.on("websocket", self._opened)
+
+    def _opened(self, ws) -> None:
+        self.opened.append(ws)
+        self.pings[ws] = 0
+
+        def sent(payload) -> None:
+            if '"ping"' in str(payload):
+                self.pings[ws] += 1
+
+        ws.on("framesent", sent)
+
+    def since(self, count: int) -> list:
+        return self.opened[count:]
+
+
+def at_table_through(people, relay, username: str, campaign_id: int):
+    """`username`'s table page, loaded through the relay (HTTP and websocket alike)."""
+    page = people.log_in(username)
+    sockets = Sockets(page)
+    page.goto(f"{relay.base}/campaigns/{campaign_id}/table/")
+    expect(page.locator("#connection-status")).to_have_text("Connected")
+    return page, sockets
+
+
+def cut_and_come_back(page, relay, sockets: Sockets):
+    """Cut the page's network until it says it lost the connection, restore it, and wait
+    until the page is back and has been quiet a while: the socket it was using has
+    closed and the new one has sent three heartbeats since (six seconds or so, in which
+    a reconnect loop shows itself). Returns the sockets opened since the cut and the old
+    one."""
+    (old,) = [ws for ws in sockets.opened if not ws.is_closed()]
+    before = len(sockets.opened)
+    relay.cut()
+    expect(page.locator("#connection-status")).to_have_text(LOST, timeout=15_000)
+    relay.restore()
+    expect(page.locator("#connection-status")).to_have_text("Connected", timeout=20_000)
+    until(page, old.is_closed, "the socket in use before the cut closes", timeout=90)
+    new = sockets.since(before)
+    pings_then = {ws: sockets.pings[ws] for ws in new}
+
+    def quiet_or_looping() -> bool:
+        opened = sockets.since(before)
+        if len(opened) != len(new) or any(ws.is_closed() for ws in opened):
+            return True  # a socket more, or one closed: what the test is there to catch
+        return all(sockets.pings[ws] >= pings_then[ws] + 3 for ws in opened)
+
+    until(page, quiet_or_looping, "three heartbeats on the new socket", timeout=60)
+    return sockets.since(before), old
+
+
+def test_after_a_real_drop_the_page_has_one_live_socket_and_plays_on(table_server, people):
+    campaign_id = table_server.new_campaigns("Cut at the ford")["Cut at the ford"]
+    gm = people.at_table("gm", campaign_id)
+    with relay_to(table_server.base) as relay:
+        alice, sockets = at_table_through(people, relay, "alice", campaign_id)
+        frame_contest(
+            gm,
+            "Simple contest",
+            "Cross the ford",
+            "Tamsin Reedwalker (Alice)",
+            name="The Grey River",
+            level="Moderate",
+        )
+        wait_seq([gm, alice], 1)
+
+        opened, old = cut_and_come_back(alice, relay, sockets)
+        assert old.is_closed()
+        assert len(opened) == 1, f"{len(opened)} sockets opened after the drop: {opened}"
+        assert not opened[0].is_closed(), "the page closed its new socket"
+
+        # She plays on: her move reaches the GM.
+        choose_ability(alice, "pc", "River Guide 3M")
+        wait_seq([gm, alice], 2)
+        expect(gm.locator("#roll-log li").first).to_contain_text("River Guide")
+        expect(alice.locator("#table-error")).to_be_empty()
+        assert sockets.opened[-1] is opened[0] and not opened[0].is_closed()
