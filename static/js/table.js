@@ -462,11 +462,35 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const form = evt.detail.elt;
     return form && form.matches && form.matches("[data-chat-form]") ? form : null;
   }
+  function say(form, text) {
+    const said = form.querySelector("[data-chat-error]");
+    if (said) said.textContent = text;
+  }
   // What each request carries, read as it is sent: a line typed while the previous one
   // is on its way is queued by htmx and sent next, never wiped by the first one's answer.
   document.body.addEventListener("htmx:configRequest", function (evt) {
     const form = chatForm(evt);
     if (form) form.dataset.sending = evt.detail.parameters.text || "";
+  });
+  // A line sent while the table is not connected would be lost on the way (issue 27):
+  // it is not sent, the page says so, and the line stays in the box to send again.
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const form = chatForm(evt);
+    if (!form) return;
+    const shown = document.getElementById("connection-status");
+    if ((shown && shown.dataset.state !== "connected") || navigator.onLine === false) {
+      evt.preventDefault();
+      delete form.dataset.sending;
+      say(form, "Not sent: the table is not connected. Your line is still in the box: send it again once it says Connected.");
+    }
+  });
+  document.body.addEventListener("htmx:sendError", function (evt) {
+    const form = chatForm(evt);
+    if (form) say(form, "Not sent: the network failed. Your line is still in the box: send it again once it says Connected.");
+  });
+  document.body.addEventListener("htmx:responseError", function (evt) {
+    const form = chatForm(evt);
+    if (form) say(form, "The server could not take your line (" + evt.detail.xhr.status + "); it is still in the box.");
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     const form = chatForm(evt);
@@ -474,6 +498,7 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const sent = form.dataset.sending;
     delete form.dataset.sending;
     if (evt.detail.xhr && evt.detail.xhr.status === 200) {
+      say(form, "");
       const box = form.querySelector('[name="text"]');
       if (box && box.value === sent) {
         box.value = "";

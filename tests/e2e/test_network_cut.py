@@ -6,6 +6,7 @@ back with exactly one live socket, and lose nothing a person typed.
 
 from __future__ import annotations
 
+import re
 import time
 
 from playwright.sync_api import expect
@@ -109,3 +110,34 @@ def test_after_a_real_drop_the_page_has_one_live_socket_and_plays_on(table_serve
         expect(gm.locator("#roll-log li").first).to_contain_text("River Guide")
         expect(alice.locator("#table-error")).to_be_empty()
         assert sockets.opened[-1] is opened[0] and not opened[0].is_closed()
+
+
+def test_a_chat_line_sent_while_cut_off_is_kept_and_said_so(table_server, people):
+    campaign_id = table_server.new_campaigns("Words in the rain")["Words in the rain"]
+    gm = people.at_table("gm", campaign_id)
+    with relay_to(table_server.base) as relay:
+        alice, _ = at_table_through(people, relay, "alice", campaign_id)
+        posted = []
+        alice.on("request", lambda r: posted.append(r) if r.url.endswith("/table/chat/") else None)
+        relay.cut()
+        expect(alice.locator("#connection-status")).to_have_text(LOST, timeout=15_000)
+
+        form = alice.locator("form[data-chat-form]")
+        form.get_by_label("Kind of line").select_option(label="Out of character")
+        box = form.get_by_label("Message")
+        box.fill("Wait for me at the ford — ½ a league")
+        box.press("Enter")
+        expect(form.get_by_role("alert")).to_contain_text("Not sent: the table is not connected")
+        expect(box).to_have_value("Wait for me at the ford — ½ a league")
+        assert posted == [], "nothing is sent into a dead network"
+
+        relay.restore()
+        expect(alice.locator("#connection-status")).to_have_text("Connected", timeout=20_000)
+        form.get_by_role("button", name="Send").click()
+        line = re.compile(
+            r"^\d\d:\d\d Alice \(out of character\): Wait for me at the ford — ½ a league$"
+        )
+        for page in (gm, alice):
+            expect(page.locator("#chat-log [data-chat-line]")).to_have_text([line])
+        expect(box).to_have_value("")
+        expect(form.get_by_role("alert")).to_be_empty()
