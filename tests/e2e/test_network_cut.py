@@ -6,12 +6,13 @@ back with exactly one live socket, and lose nothing a person typed.
 
 from __future__ import annotations
 
+import difflib
 import re
 import time
 
 from playwright.sync_api import expect
 
-from .conftest import choose_ability, frame_contest
+from .conftest import choose_ability, frame_contest, with_options_open
 from .relay import relay_to
 from .test_your_move import wait_seq
 
@@ -141,3 +142,100 @@ def test_a_chat_line_sent_while_cut_off_is_kept_and_said_so(table_server, people
             expect(page.locator("#chat-log [data-chat-line]")).to_have_text([line])
         expect(box).to_have_value("")
         expect(form.get_by_role("alert")).to_be_empty()
+
+
+# What a page shows, read so that two pages of the same person can be compared: the
+# element's HTML with what differs from one load to the next (idempotency keys, htmx's
+# passing classes) left out and the white space between tags folded.
+NORMALISED = """id => {
+  const element = document.getElementById(id);
+  if (!element) return null;
+  const copy = element.cloneNode(true);
+  for (const node of [copy, ...copy.querySelectorAll("*")]) {
+    for (const name of [...node.classList]) {
+      if (name.startsWith("htmx-")) node.classList.remove(name);
+    }
+    if (node.getAttribute("class") === "") node.removeAttribute("class");
+    if (node.matches("input[data-fresh-key]")) node.removeAttribute("value");
+  }
+  return copy.outerHTML.replace(/\\s+/g, " ").replace(/> </g, "><").trim();
+}"""
+
+REGIONS = ("session-notice", "chat-panel", "contest", "your-move", "roll-log")
+
+
+def same_as_a_fresh_page(page, base: str, campaign_id: int, regions) -> None:
+    """Each region of `page` ends up as a page of the same person opened now shows it
+    (waiting a while for what is still on its way, such as a sheet being reloaded)."""
+    fresh = with_options_open(page.context.new_page())  # as `people` opens every page
+    fresh.goto(f"{base}/campaigns/{campaign_id}/table/")
+    expect(fresh.locator("#connection-status")).to_have_text("Connected")
+    for region in regions:
+        want = fresh.evaluate(NORMALISED, region)
+        assert want is not None, region
+        deadline = time.monotonic() + 15
+        while (shown := page.evaluate(NORMALISED, region)) != want:
+            if time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(100)
+        diff = "\n".join(difflib.ndiff(want.split("><"), (shown or "").split("><")))
+        assert shown == want, f"#{region} differs from a fresh page's:\n{diff}"
+    fresh.close()
+
+
+def test_a_page_back_from_a_drop_shows_what_a_fresh_page_shows(table_server, people):
+    """The GM ends the session, then starts the next, each time while the pages of a
+    player and of the GM are cut off: once back, each shows what it would if opened
+    afresh (no chat form left open, the GM's frame panel as the session is), without a
+    reload."""
+    campaign_id = table_server.new_campaigns("Dark at the weir")["Dark at the weir"]
+    base = table_server.base
+    with relay_to(base) as relay:
+        gm, _ = at_table_through(people, relay, "gm", campaign_id)
+        alice, _ = at_table_through(people, relay, "alice", campaign_id)
+        frame_contest(
+            gm,
+            "Simple contest",
+            "Cross the weir",
+            "Tamsin Reedwalker (Alice)",
+            name="The Grey River",
+            level="Moderate",
+        )
+        choose_ability(alice, "pc", "River Guide 3M")
+        wait_seq([gm, alice], 2)
+        expect(alice.locator("form[data-chat-form]")).to_be_visible()
+        for page in (gm, alice):
+            page.evaluate("window.stillTheSamePage = true")
+        campaign_page = gm.context.new_page()  # the GM's other tab, not cut off
+
+        relay.cut()
+        for page in (gm, alice):
+            expect(page.locator("#connection-status")).to_have_text(LOST, timeout=15_000)
+        campaign_page.goto(f"{base}/campaigns/{campaign_id}/")
+        campaign_page.get_by_role("link", name="End the session").click()
+        campaign_page.get_by_role("button", name="End it").click()
+        expect(campaign_page.locator(".messages")).to_contain_text("has ended")
+        relay.restore()
+        for page in (gm, alice):
+            expect(page.locator("#connection-status")).to_have_text("Connected", timeout=20_000)
+        same_as_a_fresh_page(alice, base, campaign_id, (*REGIONS, "my-character"))
+        same_as_a_fresh_page(gm, base, campaign_id, (*REGIONS, "frame-panel"))
+        expect(alice.locator("form[data-chat-form]")).to_have_count(0)
+        expect(gm.locator("#frame-panel")).to_contain_text("Start a session before framing")
+
+        relay.cut()
+        for page in (gm, alice):
+            expect(page.locator("#connection-status")).to_have_text(LOST, timeout=15_000)
+        campaign_page.goto(f"{base}/campaigns/{campaign_id}/")
+        campaign_page.get_by_role("link", name="Start a session").click()
+        campaign_page.get_by_label("Title").fill("High water")
+        campaign_page.get_by_role("button", name="Start").click()
+        relay.restore()
+        for page in (gm, alice):
+            expect(page.locator("#connection-status")).to_have_text("Connected", timeout=20_000)
+        same_as_a_fresh_page(alice, base, campaign_id, (*REGIONS, "my-character"))
+        same_as_a_fresh_page(gm, base, campaign_id, (*REGIONS, "frame-panel"))
+        expect(alice.locator("form[data-chat-form]")).to_be_visible()
+        expect(gm.get_by_role("button", name="Frame it")).to_be_visible()
+        for page in (gm, alice):
+            assert page.evaluate("window.stillTheSamePage === true"), "the page was reloaded"
