@@ -128,7 +128,7 @@ SMALL = {
     "idle_sample_seconds": 2.0,
     "alarm_seconds": 280,
 }
-# A table page pings the server this often while it is in view (static/js/table.js).
+# A table page pings the server this often while it is in view (static/js/table-connection.js).
 PAGE_PING_SECONDS = 2.0
 # The realistic cycle: who acts (the GM, or the player of the contest's character).
 CYCLE = (

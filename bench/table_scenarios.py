@@ -143,7 +143,7 @@ async def many_tables(
         await close_clients(clients)
 
 
-# What a table page sends every 2 s while it is in view (static/js/table.js).
+# What a table page sends every 2 s while it is in view (static/js/table-connection.js).
 PAGE_PING = '{"action":"ping"}'
 
 

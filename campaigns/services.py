@@ -53,10 +53,14 @@ def _role_changed_at_table(campaign: Campaign, user_id: int) -> None:
     send_to_table_on_commit(campaign.pk, {"type": "table.role", "user_id": user_id})
 
 
-def _session_at_table(campaign: Campaign, text: str) -> None:
-    # Once committed, every open page at the table says so and reloads its chat and
-    # the player's sheet (hero points given or turned to experience, states waned).
-    send_to_table_on_commit(campaign.pk, {"type": "table.session", "text": text})
+def _session_at_table(campaign: Campaign, text: str, open_session: Session | None) -> None:
+    # Once committed, every open page at the table says so and reloads its chat, the
+    # GM's frame panel and the player's sheet (hero points given or turned to
+    # experience, states waned). The open session's id marks the page's new state.
+    session_id = open_session.pk if open_session is not None else None
+    send_to_table_on_commit(
+        campaign.pk, {"type": "table.session", "text": text, "session_id": session_id}
+    )
 
 
 # --------------------------------------------------------------------- campaigns
@@ -442,7 +446,7 @@ def session_start(
     # §8.2.5: the community's penalised resources face their crisis tests (the
     # community page shows the results live).
     community_session_start(campaign=campaign, actor=actor, roller=roller or d20)
-    _session_at_table(campaign, f"{session} has begun: the chat is open.")
+    _session_at_table(campaign, f"{session} has begun: the chat is open.", session)
     return session
 
 
@@ -468,7 +472,7 @@ def session_end(*, session: Session, actor, recap: str | None = None) -> Session
     session.full_clean()
     session.save(update_fields=["ended_at", "recap"])
     _session_at_table(
-        campaign, f"{session} has ended: the chat is closed until the GM starts the next one."
+        campaign, f"{session} has ended: the chat is closed until the GM starts the next one.", None
     )
     return session
 

@@ -65,11 +65,12 @@ class ChatLineMessage(TypedDict):
 
 class SessionMessage(TypedDict):
     """The campaign's session began or ended: every open page says so in words, and
-    reloads its chat (open or closed) and the player's own sheet (hero points,
-    conditions that waned)."""
+    reloads its chat (open or closed), the GM's frame panel and the player's own sheet
+    (hero points, conditions that waned). `session_id`: the session now open, if any."""
 
     type: Literal["table.session"]
     text: str
+    session_id: int | None
 
 
 class SheetMessage(TypedDict):

@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 from campaigns.access import campaign_role
 from campaigns.models import Campaign, Session
 
-from . import live, presence
+from . import live, panels, presence
 from .broadcast import table_group_name
 from .heartbeat import PONG
 from .table_actions import KNOWN_ACTIONS, perform
@@ -232,9 +232,12 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def table_session(self, event: dict) -> None:
         if self.role is not None:
-            html = render_to_string(
-                "contests/table.html#session_notice", {"session_notice": event["text"], "oob": True}
-            )
+            context = {
+                "session_notice": event["text"],
+                "session_key": event["session_id"] or "",
+                "oob": True,
+            }
+            html = render_to_string("contests/table.html#session_notice", context)
             await self.send(text_data=html)
 
     async def table_sheet(self, event: dict) -> None:
@@ -282,12 +285,16 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     @db_async
     def _render_full_state(self) -> str:
+        """Everything the page shows that can change while it is away: presence, the
+        contest with its log and the bar, the session's parts (notice, chat panel, the
+        GM's frame panel) and the chat's lines (issue 27)."""
         contest = live.current_contest(self.campaign_id)
         session = Session.objects.filter(campaign_id=self.campaign_id, ended_at__isnull=True)
         return (
             presence.render_presence(self.campaign_id)
             + render_to_string("contests/table.html#status", {"role": self.role, "oob": True})
             + live.render_contest(contest, self.role, reader=self.scope["user"].pk)
+            + panels.render_session_parts(self.campaign_id, self.role, self.scope["user"])
             + live.render_chat(session.first(), self.role, self.scope["user"].pk)
         )
 

@@ -13,16 +13,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.access import get_campaign_for_user, role_in_campaign
-from characters.models import Ability, Character, Condition, Follower
-from community.models import ResourceDraw
+from campaigns.access import get_campaign_for_gm, get_campaign_for_user, role_in_campaign
+from characters.models import Ability, Character, Condition
 from questworlds_site import throttle
-from questworlds_site.limits import CHAT_LINE
 from questworlds_site.middleware import checks_its_own_input
 
-from . import live
-from .choices import FRAME_CHOICES
-from .models import ChatKind
+from . import live, panels
 from .rules import State
 from .services import ChatError, chat_post
 from .table_actions import perform
@@ -38,64 +34,17 @@ BLANK_IS_A_CHOICE = ("edit.",)
 LIST_ROW = re.compile(r"^([a-z_]+)\.([0-9]{1,2})\.([a-z_]+)$")
 
 
-# Blank rows of further participants in the frame form (group contests).
-FRAME_ROWS = 5
-
-
 def _table_context(campaign, role: str, user) -> dict:
     contest = live.current_contest(campaign.pk)
-    characters = list(
-        Character.objects.filter(campaign=campaign).select_related("player").order_by("name")
-    )
+    characters = panels.campaign_characters(campaign)
+    mine = [c for c in characters if c.player_id == user.pk]
     return {
-        **_chat_context(campaign, role, user, [c for c in characters if c.player_id == user.pk]),
+        **panels.chat_panel_context(campaign, role, user, mine),
+        **(panels.frame_panel_context(campaign, characters) if role == "gm" else {}),
         "characters": characters,
-        "npcs": list(campaign.npcs.all()) if role == "gm" else [],
-        "sidekick_abilities": _sidekick_abilities(campaign) if role == "gm" else [],
-        "draws": _approved_draws(campaign) if role == "gm" else [],
-        "frame_rows": range(FRAME_ROWS) if role == "gm" else [],
-        "frame_choices": FRAME_CHOICES,
         "new_key": uuid.uuid4().hex,
         **live.contest_context(contest, role, reader=user.pk),
     }
-
-
-def _chat_context(campaign, role: str, user, my_characters: list) -> dict:
-    """What the chat panel shows this reader: the open session's lines they may see,
-    and the form to write in it (not for spectators, not without a session)."""
-    open_session = campaign.open_session()
-    return {
-        "campaign": campaign,
-        "role": role,
-        "my_characters": my_characters,
-        "open_session": open_session,
-        **live.chat_context(open_session, role, user.pk),
-        "chat_kinds": ChatKind.choices,
-        "chat_limit": CHAT_LINE,
-    }
-
-
-def _sidekick_abilities(campaign) -> list[Ability]:
-    """The abilities of the campaign's sidekicks in service, for a follower row of the
-    frame form (§5.2.4, §6.5.1); a lost sidekick's are not offered (§6.5.2)."""
-    return list(
-        Ability.objects.filter(
-            character__campaign=campaign,
-            follower__kind=Follower.Kind.SIDEKICK,
-            follower__lost_at__isnull=True,
-        )
-        .select_related("follower", "character")
-        .order_by("character__name", "follower_id", "position", "id")
-    )
-
-
-def _approved_draws(campaign) -> list:
-    """Approved draws on the community's resources, waiting for their contest (§8.2)."""
-    return list(
-        ResourceDraw.objects.filter(community__campaign=campaign, status="approved")
-        .select_related("resource")
-        .order_by("id")
-    )
 
 
 def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
@@ -298,8 +247,18 @@ def chat_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
         .order_by("name")
         .only("id", "name")
     )
-    context = _chat_context(campaign, role, request.user, mine)
+    context = panels.chat_panel_context(campaign, role, request.user, mine)
     return render(request, "contests/_chat.html", context)
+
+
+@require_GET
+def frame_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The GM's frame panel, as the GM's page reloads it when a session begins or ends
+    while it is open (framing needs a session). The GM's only: other members get 403."""
+    campaign = get_campaign_for_gm(request.user, campaign_id)
+    context = panels.frame_panel_context(campaign, panels.campaign_characters(campaign))
+    context["open_session"] = campaign.open_session()
+    return render(request, "contests/table.html#frame_section", context)
 
 
 def _chat_character(value: str) -> int | None:

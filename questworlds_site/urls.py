@@ -15,6 +15,11 @@ urlpatterns = [
         contest_views.chat_panel,
         name="table_chat_panel",
     ),
+    path(
+        "campaigns/<int:campaign_id>/table/frame/",
+        contest_views.frame_panel,
+        name="table_frame_panel",
+    ),
     path("campaigns/<int:campaign_id>/table/me/", contest_views.table_me, name="table_me"),
     path("campaigns/<int:campaign_id>/community/", include("community.urls")),
     path("characters/", include("characters.urls")),

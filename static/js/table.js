@@ -1,54 +1,3 @@
-// Connection status for the live table: connected / reconnecting / refused.
-// The server sends the full table state on every (re)connect, so nothing depends on
-// what was missed while away.
-(function () {
-  const REFUSED = {
-    4401: "You are not logged in. Log in again to join the table.",
-    4403: "You are not a member of this campaign.",
-    4404: "You were removed from this campaign.",
-  };
-  const ROLE_CHANGED = 4409;
-  // The htmx ws extension reconnects by itself only after these codes; a server that
-  // shuts down cleanly (1001) or any other drop gets a reconnect from us.
-  const EXTENSION_RECONNECTS = [1006, 1011, 1012, 1013];
-  let retries = 0;
-
-  function setStatus(state, text) {
-    const el = document.getElementById("connection-status");
-    if (!el) return;
-    el.dataset.state = state;
-    el.textContent = text;
-  }
-  document.body.addEventListener("htmx:wsConnecting", function () {
-    if (document.getElementById("connection-status").dataset.state !== "reconnecting") {
-      setStatus("connecting", "Connecting…");
-    }
-  });
-  document.body.addEventListener("htmx:wsOpen", function () {
-    retries = 0;
-    setStatus("connected", "Connected");
-  });
-  document.body.addEventListener("htmx:wsClose", function (evt) {
-    const code = evt.detail && evt.detail.event ? evt.detail.event.code : 0;
-    if (REFUSED[code]) {
-      setStatus("refused", REFUSED[code]);
-      return;
-    }
-    if (code === ROLE_CHANGED) {
-      // The GM handed the campaign over: the whole page is redrawn for the new role.
-      setStatus("refused", "Your role at this table changed; reloading…");
-      setTimeout(function () { window.location.reload(); }, 500);
-      return;
-    }
-    setStatus("reconnecting", "Connection lost, reconnecting…");
-    if (EXTENSION_RECONNECTS.indexOf(code) < 0 && evt.detail.socketWrapper) {
-      const delay = Math.min(1000 * 2 ** retries, 10000) * (0.5 + Math.random() / 2);
-      retries += 1;
-      setTimeout(evt.detail.socketWrapper.reconnect, delay);
-    }
-  });
-})();
-
 // Idempotency keys and sequence numbers for table actions.
 // Every action form carries a key; a double click sends the same key twice and the
 // server keeps one event. A new key is drawn once the server has answered.
@@ -105,9 +54,13 @@
 
 // The frame form's rows of further participants (group contests). Without scripts every
 // row shows; with them the blank rows after the first wait behind "Add another row".
+// Set up as the page loads and again when the frame panel is drawn anew (htmx:load).
 (function () {
-  document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll("[data-participant-rows]").forEach(function (group) {
+  document.body.addEventListener("htmx:load", function (evt) {
+    const root = evt.detail.elt || evt.target;
+    if (!root || !root.querySelectorAll) return;
+    root.querySelectorAll("[data-participant-rows]:not([data-rows-ready])").forEach(function (group) {
+      group.dataset.rowsReady = "";
       const rows = Array.prototype.slice.call(group.querySelectorAll("[data-participant-row]"));
       if (rows.length < 2) return;
       function blank(row) {
@@ -137,116 +90,6 @@
       });
       update();
     });
-  });
-})();
-
-// An honest connection state (issue 15). While the page is in view it pings the server
-// every 2 s over the socket, unless it heard from the server in the last second (any
-// message proves the connection as well as an answer to a ping: a busy table's pages
-// ping less, issue 16); with no message back for 5 s the connection is declared lost
-// (a network drop may leave the socket looking open) and reopened. An action
-// pressed while the table is not connected is refused on the page, never sent into the
-// void; a refused action's message goes away with the next one that succeeds.
-(function () {
-  const PING_EVERY = 2000, QUIET_BEFORE_PING = 1000, DEAD_AFTER = 5000, ACK_GRACE = 2000;
-  let socket = null, lastHeard = Date.now(), declaredDead = false;
-
-  function status() { return document.getElementById("connection-status"); }
-  function setStatus(state, text) {
-    const el = status();
-    if (!el) return;
-    el.dataset.state = state;
-    el.textContent = text;
-  }
-  function showError(text) {
-    const el = document.getElementById("table-error");
-    if (el) { el.className = "error"; el.textContent = text; }
-  }
-  document.body.addEventListener("htmx:wsOpen", function (evt) {
-    socket = evt.detail.socketWrapper;
-    lastHeard = Date.now();
-    declaredDead = false;
-  });
-  document.body.addEventListener("htmx:wsClose", function () { socket = null; });
-  document.body.addEventListener("htmx:wsAfterMessage", function () {
-    lastHeard = Date.now();
-    if (declaredDead) {
-      declaredDead = false;
-      setStatus("connected", "Connected");
-    }
-  });
-  setInterval(function () {
-    if (!socket || document.visibilityState !== "visible") { lastHeard = Date.now(); return; }
-    if (Date.now() - lastHeard > DEAD_AFTER) {
-      if (!declaredDead) {
-        declaredDead = true;
-        setStatus("reconnecting", "Connection lost, reconnecting…");
-        // The socket may never notice the drop: start again (the server sends the full
-        // state on every connect, so nothing that happened meanwhile is missed).
-        try { socket.reconnect(); } catch (e) { /* reconnects on its own */ }
-      }
-      return;
-    }
-    if (Date.now() - lastHeard < QUIET_BEFORE_PING) return;
-    try { socket.send(JSON.stringify({ action: "ping" })); } catch (e) { /* handled above */ }
-  }, PING_EVERY);
-  window.addEventListener("offline", function () {
-    declaredDead = true;
-    setStatus("reconnecting", "Offline: waiting for the network…");
-  });
-
-  function tableForm(elt) { return elt && elt.closest && elt.closest("[data-action-form]"); }
-  document.body.addEventListener("htmx:beforeRequest", function (evt) {
-    if (!tableForm(evt.detail.elt)) return;
-    const state = status() ? status().dataset.state : "connected";
-    if (state !== "connected" || navigator.onLine === false) {
-      evt.preventDefault();
-      showError("Not sent: the table is not connected. Press it again once it says Connected.");
-      return;
-    }
-    // The answer carries the action's message (empty on success). A broadcast of the
-    // same step often arrives first and replaces the form that asked; htmx then fires
-    // nothing the page hears and finds no target for the answer's fragments, so the
-    // message is taken from the answer here.
-    const xhr = evt.detail.xhr;
-    if (xhr) {
-      xhr.addEventListener("load", function () {
-        if (xhr.status !== 200) return;
-        const answer = new DOMParser().parseFromString(xhr.responseText, "text/html");
-        const said = answer.getElementById("table-error");
-        const shown = document.getElementById("table-error");
-        if (said && shown) {
-          shown.className = said.className;
-          shown.textContent = said.textContent;
-        }
-        // An action taken is answered with its step's number only: the new panel comes
-        // over the socket. If that step has not arrived soon, ask for the full state.
-        const ack = answer.getElementById("table-ack");
-        const acked = ack ? Number(ack.dataset.acked) : 0;
-        if (acked) {
-          setTimeout(function () {
-            const contest = document.getElementById("contest");
-            const seen = contest ? Number(contest.dataset.seq) : 0;
-            if (seen < acked && socket) {
-              try { socket.send(JSON.stringify({ action: "resync" })); } catch (e) { /* reconnects */ }
-            }
-          }, ACK_GRACE);
-        }
-      });
-      xhr.addEventListener("error", function () {
-        showError("Not sent: the network failed. Nothing was done; press it again once it says Connected.");
-      });
-    }
-  });
-  document.body.addEventListener("htmx:sendError", function (evt) {
-    if (tableForm(evt.detail.elt)) {
-      showError("Not sent: the network failed. Nothing was done; press it again once it says Connected.");
-    }
-  });
-  document.body.addEventListener("htmx:responseError", function (evt) {
-    if (tableForm(evt.detail.elt)) {
-      showError("The server could not take that action (" + evt.detail.xhr.status + "); nothing was done.");
-    }
   });
 })();
 
@@ -379,14 +222,43 @@
   });
 })();
 
-// The session began or ended while the page was open (its notice, `table.session`):
-// the chat panel reloads (its form comes and goes with the session), and so does a
-// player's sheet (hero points given or turned to experience, states that waned).
-document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
-  if ((evt.detail.message || "").indexOf("data-session-notice") < 0) return;
-  document.body.dispatchEvent(new CustomEvent("qwsessionchanged"));
-  document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
-});
+// The session began or ended while the page was open, or while it was away. Every
+// message about the session carries the page's session notice, marked with the open
+// session's id (`data-session`, empty without one): the live news of a start or an end
+// (`table.session`, in words), or the full state a (re)connect or a resync brings.
+// When the mark changes, the parts that follow the session change with it: a full
+// state carries them (the chat panel, the GM's frame panel), the news has the page
+// reload them (`qwsessionchanged`); a player's sheet reloads too (hero points given or
+// turned to experience, states that waned). When it does not, a full state leaves those
+// parts alone, so what someone is typing in them survives, and a notice just received
+// stays (issue 27).
+(function () {
+  const MARK = /id="session-notice"[^>]*data-session="([^"]*)"/;
+  const FOLLOW_THE_SESSION = ["session-notice", "chat-panel", "frame-panel"];
+  let changed = false, carried = false;
+  function shownMark() {
+    const notice = document.getElementById("session-notice");
+    return notice ? notice.dataset.session || "" : "";
+  }
+  document.body.addEventListener("htmx:wsBeforeMessage", function (evt) {
+    const message = evt.detail.message || "";
+    const mark = MARK.exec(message);
+    changed = Boolean(mark) && mark[1] !== shownMark();
+    carried = message.indexOf('id="chat-panel"') >= 0;
+  });
+  document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    const target = evt.detail.target;
+    if (!target || FOLLOW_THE_SESSION.indexOf(target.id) < 0 || changed) return;
+    const news = target.id === "session-notice" && evt.detail.fragment.textContent.trim();
+    if (!news) evt.detail.shouldSwap = false;
+  });
+  document.body.addEventListener("htmx:wsAfterMessage", function () {
+    if (!changed) return;
+    changed = false;
+    if (!carried) document.body.dispatchEvent(new CustomEvent("qwsessionchanged"));
+    document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
+  });
+})();
 
 // The player's sheet changed outside a contest's steps (the GM awarded hero points,
 // applied or ended a state: `table.sheet`, sent to that player's pages only).
@@ -416,11 +288,35 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const form = evt.detail.elt;
     return form && form.matches && form.matches("[data-chat-form]") ? form : null;
   }
+  function say(form, text) {
+    const said = form.querySelector("[data-chat-error]");
+    if (said) said.textContent = text;
+  }
   // What each request carries, read as it is sent: a line typed while the previous one
   // is on its way is queued by htmx and sent next, never wiped by the first one's answer.
   document.body.addEventListener("htmx:configRequest", function (evt) {
     const form = chatForm(evt);
     if (form) form.dataset.sending = evt.detail.parameters.text || "";
+  });
+  // A line sent while the table is not connected would be lost on the way (issue 27):
+  // it is not sent, the page says so, and the line stays in the box to send again.
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const form = chatForm(evt);
+    if (!form) return;
+    const shown = document.getElementById("connection-status");
+    if ((shown && shown.dataset.state !== "connected") || navigator.onLine === false) {
+      evt.preventDefault();
+      delete form.dataset.sending;
+      say(form, "Not sent: the table is not connected. Your line is still in the box: send it again once it says Connected.");
+    }
+  });
+  document.body.addEventListener("htmx:sendError", function (evt) {
+    const form = chatForm(evt);
+    if (form) say(form, "Not sent: the network failed. Your line is still in the box: send it again once it says Connected.");
+  });
+  document.body.addEventListener("htmx:responseError", function (evt) {
+    const form = chatForm(evt);
+    if (form) say(form, "The server could not take your line (" + evt.detail.xhr.status + "); it is still in the box.");
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     const form = chatForm(evt);
@@ -428,6 +324,7 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const sent = form.dataset.sending;
     delete form.dataset.sending;
     if (evt.detail.xhr && evt.detail.xhr.status === 200) {
+      say(form, "");
       const box = form.querySelector('[name="text"]');
       if (box && box.value === sent) {
         box.value = "";
@@ -450,11 +347,15 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
       part.hidden = part.dataset.forKinds.split(" ").indexOf(kind.value) < 0;
     });
   }
-  document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll("[data-frame-form]").forEach(function (form) {
-      showKind(form);
-      form.querySelector("select[name=kind]").addEventListener("change", function () { showKind(form); });
-    });
+  // As the page loads and when the frame panel is drawn anew (a session began).
+  document.body.addEventListener("htmx:load", function (evt) {
+    const root = evt.detail.elt || evt.target;
+    if (!root || !root.querySelectorAll) return;
+    root.querySelectorAll("[data-frame-form]").forEach(showKind);
+  });
+  document.addEventListener("change", function (evt) {
+    const kind = evt.target;
+    if (kind.matches && kind.matches("[data-frame-form] select[name=kind]")) showKind(kind.form);
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     const form = evt.detail.elt;

@@ -155,7 +155,7 @@ async def test_a_removed_member_is_disconnected_at_once(campaign, alice):
 
 
 async def test_the_pages_heartbeat_is_answered_and_changes_nothing(campaign, alice):
-    """The page's ping, exactly as static/js/table.js writes it, and one written
+    """The page's ping, exactly as static/js/table-connection.js writes it, and one written
     otherwise: each gets the pong the page listens for; nothing else is sent back."""
     socket = table_socket(
         application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
