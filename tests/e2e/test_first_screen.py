@@ -65,10 +65,6 @@ def test_a_player_on_a_phone_sees_the_dice_and_the_hero_point_choice_first(peopl
         gm, "Simple contest", "Cross the flooded ford", "Tamsin Reedwalker (Alice)",
         name="The flood", level="Moderate",
     )  # fmt: skip
-    # The resistance reads as what it is, not as something missing.
-    expect(side(alice, "opponent")).to_contain_text("Resistance · TN")
-    expect(side(alice, "opponent")).not_to_contain_text("no ability chosen")
-
     # Tamsin is a finished character (made with the list method): her picker starts on
     # one of her abilities and offers no "new ability"; Choose, untouched, uses it.
     picker = alice.locator("#your-move form[data-action=choose_ability]:visible")
@@ -105,7 +101,13 @@ def test_the_bar_never_covers_the_columns_headings(people, table_server, viewpor
     name = f"Bar at {viewport['width']}"
     campaign_id = table_server.new_campaigns(name)[name]
     gm = seated(people, "gm", campaign_id, viewport)
-    frame_contest(gm, "Simple contest", "Cross the flooded ford", "Tamsin Reedwalker (Alice)")
+    frame_contest(
+        gm, "Scored contest", "Drive off the raiders", "Tamsin Reedwalker (Alice)",
+        name="The raiders", level="Moderate",
+    )  # fmt: skip
+    # A resistance reads as what it is, not as something missing (it has no ability).
+    expect(side(gm, "opponent")).to_contain_text("Resistance · TN")
+    expect(side(gm, "opponent")).not_to_contain_text("no ability chosen")
     # Framed: the page scrolls to the contest, below the bar that now waits on Alice.
     expect(gm.locator("#your-move [data-waiting]:visible")).to_contain_text("Tamsin Reedwalker")
     heading = gm.locator("#contest-heading")
