@@ -17,7 +17,7 @@ from django.db.models import F
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from characters.models import Ability
+from characters.models import Ability, CreationMethod
 
 from .action_form import option_tags
 from .audience import contest_view, header
@@ -90,6 +90,10 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
         "odds_table": _odds_table(flow) if preparing else [],
         "helpers": helpers,
         "cast": _cast(flow, seen),
+        # Who may name a new ability as they pick one: characters made as you go (§3.1).
+        "as_you_go": {
+            pk for pk, c in seen.items() if c.creation_method == CreationMethod.AS_YOU_GO
+        },
         "sheet_players": _players_in(flow),
     }
 
@@ -292,7 +296,8 @@ def _controls(
             controls += _expand(flow, action, user_id, shared, cast)
     if flow.KEY == "participant":
         by_name = {row["name"]: row for row in rows}
-        controls = [c for control in controls for c in _group_control(control, by_name)]
+        as_you_go = shared.get("as_you_go", set())
+        controls = [c for control in controls for c in _group_control(control, by_name, as_you_go)]
     return controls
 
 
@@ -406,7 +411,9 @@ def _by_participant(rows: list[dict], controls: list[Control]) -> list[tuple[dic
     return [(row, mine) for row in rows if (mine := [c for c in controls if c.side == row["name"]])]
 
 
-def _group_control(control: Control, rows: dict[str, dict[str, Any]]) -> list[Control]:
+def _group_control(
+    control: Control, rows: dict[str, dict[str, Any]], as_you_go: set[int]
+) -> list[Control]:
     """A group contest's form placed under the participant it names (when it names
     one), with the sheet to pick from where the service reads a character's ability, a
     hero point or modifier button naming whom it is for, and one removal per line."""
@@ -451,14 +458,8 @@ def _group_control(control: Control, rows: dict[str, dict[str, Any]]) -> list[Co
     ]
     has_sheet = row is not None and row.get("character_id") is not None
     if control.name == "choose_ability" and has_sheet:
-        control.sheet_name, control.sheet_label = "ability_id", "Ability"
-        control.sheet = [("", "— new ability (as you go) —"), *sheet]
         chosen = [a["ability_id"] for a in row["sheet"] if a["name"] == row.get("ability")]
-        control.sheet_selected = chosen[0] if chosen else None
-        control.inputs = (
-            ActionInput("new_ability", "text", "New ability", limit=120, required=False),
-            ActionInput("rating", "rating", "Rating", required=False),
-        )
+        _ability_picker(control, sheet, chosen, row["character_id"] in as_you_go)
     elif control.name == "switch_ability" and has_sheet:
         control.sheet_name, control.sheet_label, control.sheet = "ability_id", "To", sheet
         control.inputs = tuple(i for i in control.inputs if i.name not in ("ability", "rating"))
@@ -479,6 +480,28 @@ def _placed_under(flow: TableFlow, name: str) -> str | None:
     if name == "parting_shot":
         return flow.parting_shot_by
     return None
+
+
+NEW_ABILITY_CHOICE = ("", "— new ability (as you go) —")
+
+
+def _ability_picker(
+    control: Control, sheet: list[tuple[Any, str]], chosen: list[Any], as_you_go: bool
+) -> None:
+    """The choose-ability form of a character's side or row: the sheet's abilities,
+    the one chosen already selected, else the sheet's first (a finished character's
+    player presses Choose and uses a real ability). A character made as you go (§3.1),
+    or one with nothing on the sheet yet, may name a new ability instead, after them."""
+    control.sheet_name, control.sheet_label = "ability_id", "Ability"
+    control.sheet_selected = chosen[0] if chosen else None
+    if as_you_go or not sheet:
+        control.sheet = [*sheet, NEW_ABILITY_CHOICE]
+        control.inputs = (
+            ActionInput("new_ability", "text", "New ability", limit=120, required=False),
+            ActionInput("rating", "rating", "Rating", required=False),
+        )
+    else:
+        control.sheet, control.inputs = list(sheet), ()
 
 
 def _sheet_choices(abilities: list[Any]) -> list[tuple[Any, str]]:
@@ -505,17 +528,9 @@ def _expand(
             control = Control(action, user_id, option.value, {key: option.value}, rest)
             side = sheets.get(option.value, {})
             if name == "choose_ability" and side.get("character_id"):
-                control.sheet_name, control.sheet_label = "ability_id", "Ability"
-                control.sheet = [
-                    ("", "— new ability (as you go) —"),
-                    *_sheet_choices(side["sheet"]),
-                ]
                 chosen = [a.id for a in side["sheet"] if a.name == side.get("ability")]
-                control.sheet_selected = chosen[0] if chosen else None
-                control.inputs = (
-                    ActionInput("new_ability", "text", "New ability", limit=120, required=False),
-                    ActionInput("rating", "rating", "Rating", required=False),
-                )
+                made_as_you_go = side["character_id"] in shared.get("as_you_go", set())
+                _ability_picker(control, _sheet_choices(side["sheet"]), chosen, made_as_you_go)
             out.append(control)
         return out
     if name == "augment" and action.input("rating") is not None:
@@ -619,6 +634,7 @@ SHEET_COLUMNS = (
     "character__name",
     "character__player_id",
     "character__hero_points",
+    "character__creation_method",
 )
 
 
@@ -630,6 +646,7 @@ class SheetCharacter:
     name: str
     player_id: int | None
     hero_points: int
+    creation_method: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,16 @@
-"""The campaign as a readable Markdown document, as one viewer may see it."""
+"""The campaign as a readable Markdown document, as one viewer may see it.
+
+Every value people wrote goes into the document through one place, `_line`'s
+`format_field`: names, titles, the genre, prizes, summaries and chat are plain text,
+shown as typed (HTML and Markdown escaped, on one line); recaps and descriptions are
+Markdown their authors wrote (`Prose`), kept as Markdown with raw HTML stripped.
+"""
 
 from __future__ import annotations
 
 import html
+import re
+import string
 
 import nh3
 from django.db.models import Prefetch
@@ -16,15 +24,36 @@ from ..access import ArchiveViewer
 from ..selectors import outcome_text, visible_events
 
 
-def _plain(text: str) -> str:
-    """Text people wrote, without raw HTML: Markdown lets markup through, so the file
-    is cleaned as the archive page cleans what it shows (nh3); `<`, `>` and `&` left in
-    the words are escaped, which Markdown shows as typed."""
-    return nh3.clean(str(text), tags=set())
+class Prose(str):
+    """Markdown people wrote (a recap, a campaign's description): its formatting is
+    kept, but Markdown lets raw HTML through, so that is cleaned as the archive page
+    cleans what it shows (nh3); `<`, `>` and `&` left in the words are escaped."""
 
 
-def _md_line(text: str) -> str:
-    return " ".join(_plain(text).split())
+# Characters that make Markdown out of plain text anywhere in a line, escaped with a
+# backslash (`<`, `>` and `&` become HTML entities first, and so does `~`, which only
+# some Markdowns let a backslash escape), and what starts a block when it begins a line.
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]#!|])")
+_BLOCK_START = re.compile(r"^(?:[-+=]|\d{1,9}[.)])(?=\s|$)")
+
+
+def plain_text(value: object) -> str:
+    """`value` as Markdown that reads exactly as typed, on one line."""
+    text = " ".join(html.escape(str(value), quote=False).split())
+    text = _INLINE_MARKUP.sub(r"\\\1", text).replace("~", "&#126;")
+    return _BLOCK_START.sub(lambda start: f"{start[0][:-1]}\\{start[0][-1]}", text)
+
+
+class _Chronicle(string.Formatter):
+    """`str.format` for the chronicle's lines: the one place values enter the document."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if isinstance(value, Prose):
+            return nh3.clean(str(value), tags=set())
+        return plain_text(format(value, format_spec))
+
+
+_line = _Chronicle().format
 
 
 # How the file names a contest's sides (people read words, not codes).
@@ -34,11 +63,11 @@ SIDE_WORDS = {"pc": "the PCs' side", "opponent": "opponents"}
 def campaign_chronicle(viewer: ArchiveViewer) -> str:
     """The campaign as a readable Markdown document, as this viewer may see it."""
     campaign = viewer.campaign
-    lines = [f"# {campaign.name}", ""]
-    lines.append(f"*{campaign.genre or 'No genre'}* · GM: {campaign.gm.shown_name}")
+    lines = [_line("# {}", campaign.name), ""]
+    lines.append(_line("*{}* · GM: {}", campaign.genre or "No genre", campaign.gm.shown_name))
     lines.append("")
     if campaign.description:
-        lines += [_plain(campaign.description), ""]
+        lines += [_line("{}", Prose(campaign.description)), ""]
     sessions = (
         campaign.sessions.select_related("season")
         .prefetch_related(
@@ -58,24 +87,21 @@ def campaign_chronicle(viewer: ArchiveViewer) -> str:
     for session in sessions:
         if session.season and session.season.number != season_number:
             season_number = session.season.number
-            lines += [f"## {session.season}", ""]
-            lines += [f"Base resistance {session.season.base_resistance}.", ""]
-        title = f"Session {session.number}" + (f": {session.title}" if session.title else "")
-        lines += [f"### {title}", ""]
+            lines += [_line("## {}", session.season), ""]
+            lines += [_line("Base resistance {}.", session.season.base_resistance), ""]
+        heading = "### Session {}: {}" if session.title else "### Session {}"
+        lines += [_line(heading, session.number, session.title), ""]
         when = session.started_at.strftime("%Y-%m-%d")
         attendees = ", ".join(c.name for c in session.attendees.all()) or "nobody recorded"
-        lines += [f"*{when}* · Attendees: {attendees}", ""]
+        lines += [_line("*{}* · Attendees: {}", when, attendees), ""]
         if session.recap:
-            lines += [_plain(session.recap), ""]
+            lines += [_line("{}", Prose(session.recap)), ""]
         for contest in session.played:
             lines += _contest_chronicle(viewer, contest)
         if session.chat:
             lines += ["#### Chat", ""]
             # Chat is plain text: markup in it is shown as typed, never run by a reader.
-            lines += [
-                f"- {html.escape(' '.join(line.as_text().split()), quote=False)}"
-                for line in session.chat
-            ]
+            lines += [_line("- {}", line.as_text()) for line in session.chat]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -87,22 +113,20 @@ def _chat(viewer: ArchiveViewer):
 
 
 def _contest_chronicle(viewer: ArchiveViewer, contest: Contest) -> list[str]:
-    heading = f"#### Contest {contest.number}: {contest.get_kind_display()}"
-    if contest.prize:
-        heading += f" — {_md_line(contest.prize)}"
-    lines = [heading, ""]
+    heading = "#### Contest {}: {} — {}" if contest.prize else "#### Contest {}: {}"
+    lines = [_line(heading, contest.number, contest.get_kind_display(), contest.prize), ""]
     if contest.obstacle:
-        lines.append(f"- Obstacle: {_md_line(contest.obstacle)}")
+        lines.append(_line("- Obstacle: {}", contest.obstacle))
     if contest.resistance_name or contest.resistance_rating is not None:
         rating = contest.resistance_rating
-        rating = f" ({Rating(rating)})" if rating is not None else ""
-        lines.append(f"- Resistance: {_md_line(contest.resistance_name)}{rating}")
+        line = "- Resistance: {} ({})" if rating is not None else "- Resistance: {}"
+        rating = Rating(rating) if rating is not None else None
+        lines.append(_line(line, contest.resistance_name, rating))
     participants = list(contest.participants.all())
     for p in participants:
-        ability = f", {p.ability}" if p.ability else ""
-        rating = f" {Rating(p.rating)}" if p.rating is not None else ""
-        side = SIDE_WORDS.get(p.side, _md_line(p.side))
-        lines.append(f"- {_md_line(p.name)} ({side}{_md_line(ability)}{rating})")
+        about = SIDE_WORDS.get(p.side, p.side) + (f", {p.ability}" if p.ability else "")
+        about += f" {Rating(p.rating)}" if p.rating is not None else ""
+        lines.append(_line("- {} ({})", p.name, about))
     events = visible_events(viewer, list(contest.events.all()), participants)
     if events:
         lines.append("")
@@ -110,15 +134,15 @@ def _contest_chronicle(viewer: ArchiveViewer, contest: Contest) -> list[str]:
         if not (event.summary or event.consequences):
             continue
         item = f"{event.seq}. "
-        lines.append(f"{item}{_md_line(event.summary or event.label)}")
+        lines.append(_line("{}. {}", event.seq, event.summary or event.label))
         # Who took which consequence or benefit, on which ability, as the archive shows
         # them: a list nested in the event's item (indented past its number).
         indent = " " * max(4, len(item))
-        lines += [f"{indent}- {_md_line(str(row))}" for row in event.consequences]
-    lines += ["", f"**Outcome:** {outcome_text(contest.outcome_level)}."]
+        lines += [indent + _line("- {}", row) for row in event.consequences]
+    lines += ["", _line("**Outcome:** {}.", outcome_text(contest.outcome_level))]
     if contest.narration:
-        lines.append(f"{_md_line(contest.narration)}")
+        lines.append(_line("{}", contest.narration))
     if viewer.is_gm and contest.gm_notes:
-        lines.append(f"*GM notes:* {_md_line(contest.gm_notes)}")
+        lines.append(_line("*GM notes:* {}", contest.gm_notes))
     lines.append("")
     return lines

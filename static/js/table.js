@@ -373,9 +373,37 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
         : String(Date.now()) + Math.random().toString(16).slice(2);
     });
     showKind(form);
+    scrollToNewContest();
+  });
+
+  // The GM sees the contest just framed: scrolled to once its panel (and the bar, whose
+  // height the scroll leaves room for) has arrived by the socket, which may be before
+  // or after the form's answer.
+  let framedFrom = null;
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const form = evt.detail.elt;
+    if (form && form.matches && form.matches("[data-frame-form]")) framedFrom = shownContestId();
+  });
+  function shownContestId() {
+    const contest = document.getElementById("contest");
+    return contest ? contest.dataset.contestId || "" : "";
+  }
+  let scrollPending = false;
+  function scrollToNewContest() {
+    scrollPending = shownContestId() === framedFrom;
+    if (!scrollPending) scrollNow();
+  }
+  function scrollNow() {
     const contest = document.getElementById("contest-heading");
-    if (contest) {
-      contest.scrollIntoView({ behavior: "smooth", block: "start" });
+    if (!contest) return;
+    keepRoomForTheBar();  // the bar just changed with the contest: its height now
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    contest.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
+  }
+  document.body.addEventListener("htmx:wsAfterMessage", function () {
+    if (scrollPending && shownContestId() !== framedFrom) {
+      scrollPending = false;
+      scrollNow();
     }
   });
 })();
@@ -455,3 +483,21 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     if (/data-acked="/.test(answer)) kept.delete(formKey(form));
   });
 })();
+
+// The sticky "your move" bar's height, for the page's scroll padding (site.css): what the
+// page scrolls to (a framed contest, a link to a part of it) lands below the bar.
+function keepRoomForTheBar() {
+  const bar = document.querySelector("[data-move-bar]");
+  if (bar) document.documentElement.style.setProperty("--move-bar-height", bar.offsetHeight + "px");
+}
+if (window.ResizeObserver && document.querySelector("[data-move-bar]")) {
+  new ResizeObserver(keepRoomForTheBar).observe(document.querySelector("[data-move-bar]"));
+}
+
+// The session notice says once that a session began or ended; its reader dismisses it.
+document.body.addEventListener("click", function (evt) {
+  const button = evt.target.closest && evt.target.closest("[data-dismiss-notice]");
+  if (!button) return;
+  const notice = button.closest("[data-session-notice]");
+  if (notice) notice.replaceChildren();
+});

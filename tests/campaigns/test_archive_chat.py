@@ -83,7 +83,8 @@ def test_the_chronicle_has_the_chat_each_reader_may_see(chatted, gm, alice, bob)
     as_gm = campaign_chronicle(ArchiveViewer(campaign, Role.GM, user_id=gm.pk))
     as_alice = campaign_chronicle(ArchiveViewer(campaign, Role.PLAYER, user_id=alice.pk))
     as_bob = campaign_chronicle(ArchiveViewer(campaign, Role.PLAYER, user_id=bob.pk))
-    assert "#### Chat\n\n- *Tamsin wades in*\n" in as_bob
+    # An emote reads as the table shows it, its stars as typed (not Markdown's italics).
+    assert "#### Chat\n\n- \\*Tamsin wades in\\*\n" in as_bob
     assert "- Bob (out of character): &lt;b&gt;brb&lt;/b&gt;" in as_bob  # markup as typed
     assert WHISPER in as_gm and WHISPER in as_alice and WHISPER not in as_bob
 

@@ -570,8 +570,8 @@ def test_a_doomed_characters_final_action_survives_the_round_trip(played_campaig
 
 
 def test_the_chronicle_strips_raw_html_as_the_archive_page_does(played_campaign):
-    """Markdown allows raw HTML; the archive page sanitises it (nh3) and so does the
-    chronicle: a recap's or a prize's markup never reaches a reader of the file."""
+    """Markdown allows raw HTML; the archive page sanitises a recap (nh3) and so does the
+    chronicle; a prize is plain text, shown as typed (its markup escaped), as on the page."""
     session = played_campaign.sessions.get(title="Flood")
     session.recap = 'The <script>alert("x")</script>*flood* <img src=x onerror="alert(1)">came.'
     session.save(update_fields=["recap"])
@@ -582,6 +582,6 @@ def test_the_chronicle_strips_raw_html_as_the_archive_page_does(played_campaign)
     for markup in ("<script", "alert(", "<img", "onerror", "<b>"):
         assert markup not in text, markup
     assert "The *flood* came." in text
-    assert "#### Contest 1: Scored contest — Cross the river" in text
+    assert "#### Contest 1: Scored contest — Cross the &lt;b&gt;river&lt;/b&gt;" in text
     # Sides read as words, not codes.
     assert "(the PCs' side, River Guide" in text and "(pc," not in text

@@ -49,3 +49,42 @@ def test_a_bad_rating_is_refused_and_adds_nothing(table, contest, alice, tamsin)
             rating="lots",
         )
     assert not tamsin.abilities.filter(name="Way with Horses").exists()
+
+
+def _picker(html: str) -> list[str]:
+    """The options of the pc side's choose-ability list, the selected one marked '*'."""
+    import re
+
+    form = re.search(r'data-action="choose_ability".*?</form>', html, re.S).group(0)
+    return [
+        ("*" if " selected" in attrs else "") + label
+        for attrs, label in re.findall(r"<option([^>]*)>([^<]*)</option>", form)
+    ]
+
+
+def test_a_character_made_as_you_go_may_name_a_new_ability_after_its_sheet(contest):
+    """The sheet first, so Choose untouched picks a real ability (issue 27)."""
+    assert _picker(render_contest(contest, "player")) == [
+        "Boatcraft 17",
+        "Sharp eyes 15",
+        "— new ability (as you go) —",
+    ]
+
+
+def test_a_finished_characters_picker_offers_its_sheet_alone(table, session, alice, campaign):
+    """Made with the list method (§3.5), Tamsin Reedwalker picks from her sheet: no
+    "new ability" to choose by mistake, and Choose untouched uses her first ability."""
+    from campaigns.demo import tamsin_create
+
+    reedwalker = tamsin_create(alice, campaign)
+    contest = table.frame(
+        pc=reedwalker, prize="cross", opponent={"name": "The ford", "level": "moderate"}
+    )
+    html = render_contest(contest, "player")
+    options = _picker(html)
+    assert options[0].startswith("River Guide") and len(options) == reedwalker.abilities.count()
+    assert "as you go" not in " ".join(options) and 'name="new_ability"' not in html
+    first = reedwalker.abilities.order_by("position", "id").first()
+    table.act(contest, alice, "choose_ability", side="pc", ability_id=first.pk)
+    contest.refresh_from_db()
+    assert contest.state["sides"]["pc"]["ability"] == first.name

@@ -37,9 +37,15 @@ def seat(browser, base, campaign_id, username, width):
 
 
 def shoot(pages, step):
+    """Each page whole, and a phone's first screen as its reader finds it (at the top).
+    The guides' screenshots (docs/img/table-*.png) are copies of step 3-extended-under-way:
+    the GM's and Alice's whole pages and Bob's first screen."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for name, page in pages.items():
         page.screenshot(path=str(SHOTS / f"{step}-{name}.png"), full_page=True)
+        if name.endswith("-390"):
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(SHOTS / f"{step}-{name}-first-screen.png"))
 
 
 def seq(page) -> int:
