@@ -13,7 +13,8 @@ from django.http import Http404, HttpRequest
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user
 from campaigns.models import Campaign
 
-from ..models import Community
+from .. import services
+from ..models import Community, ResourceDraw
 
 
 def community_for_user(user, campaign_id: int) -> tuple[Campaign, str, Community]:
@@ -63,3 +64,21 @@ def attempt(request: HttpRequest, form: Form | None, act: Callable[[], str | Non
     if done:
         messages.success(request, done)
     return True
+
+
+def start_draw(community: Community, actor, data: dict) -> ResourceDraw:
+    """Lobby for a draw (§8.2) from a lobbying form's cleaned data: the draws page's
+    (the GM's) and the table's; a resistance or modifier the form does not ask for is
+    the moderate resistance with no modifier."""
+    return services.community_draw_start(
+        community=community,
+        actor=actor,
+        resource=data["resource"],
+        character=data["ability"].character,
+        ability=data["ability"],
+        purpose=data["purpose"],
+        resistance_level=data.get("resistance_level") or "moderate",
+        modifier=data.get("modifier") or 0,
+        used_as=data["used_as"],
+        required_action=data["required_action"],
+    )

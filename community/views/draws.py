@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from .. import forms, selectors, services
 from ..models import Community, ResourceDraw
-from .base import attempt, community_for_gm, resources_of
+from .base import attempt, community_for_gm, resources_of, start_draw
 
 RESOURCE_FORMS = {
     "penalty_form": forms.PenaltyForm,
@@ -62,18 +62,7 @@ def draw_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
     def act() -> str:
         data = form.cleaned_data
-        draw = services.community_draw_start(
-            community=community,
-            actor=request.user,
-            resource=data["resource"],
-            character=data["ability"].character,
-            ability=data["ability"],
-            purpose=data["purpose"],
-            resistance_level=data["resistance_level"],
-            modifier=data["modifier"] or 0,
-            used_as=data["used_as"],
-            required_action=data["required_action"],
-        )
+        draw = start_draw(community, request.user, data)
         rolls = f"rolled {draw.lobbying['pc_roll']} against {draw.lobbying['opponent_roll']}"
         verdict = "approved" if draw.status == "approved" else "refused"
         return f"Lobbying: {rolls}, {draw.lobbying_text}: the draw is {verdict}."

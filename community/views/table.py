@@ -15,9 +15,9 @@ from campaigns.access import get_campaign_for_user
 from campaigns.models import Role
 from questworlds_site import throttle
 
-from .. import forms, selectors, services
+from .. import forms, selectors
 from ..models import Community
-from .base import resources_of
+from .base import resources_of, start_draw
 
 PANEL = "community/table.html#panel"
 
@@ -87,18 +87,7 @@ def table_lobby(request: HttpRequest, campaign_id: int) -> HttpResponse:
         return HttpResponse(_said(" ".join(problems) + " Nothing was done.", "error"), status=400)
     data = form.cleaned_data
     try:
-        draw = services.community_draw_start(
-            community=community,
-            actor=request.user,
-            resource=data["resource"],
-            character=data["ability"].character,
-            ability=data["ability"],
-            purpose=data["purpose"],
-            resistance_level=data.get("resistance_level") or "moderate",
-            modifier=data.get("modifier") or 0,
-            used_as=data["used_as"],
-            required_action=data["required_action"],
-        )
+        draw = start_draw(community, request.user, data)
     except (ValidationError, PermissionDenied) as refused:
         text = " ".join(getattr(refused, "messages", None) or [str(refused)])
         return HttpResponse(_said(f"{text} Nothing was done.", "error"), status=400)
