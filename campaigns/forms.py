@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from characters.models import Character
-from questworlds_site import limits
+from questworlds_site import inputs, limits
 from questworlds_site.uploads import read_json
 
 from .models import (
@@ -30,7 +30,7 @@ class CampaignForm(forms.ModelForm):
 class CampaignOptionsForm(forms.Form):
     """The campaign options of RULINGS.md, as the GM sets them."""
 
-    base_resistance = forms.IntegerField(
+    base_resistance = inputs.WholeNumberField(
         label="Base resistance", help_text="R2: moderate resistance (default 14)."
     )
     better_roll = forms.ChoiceField(
@@ -69,7 +69,7 @@ class CampaignOptionsForm(forms.Form):
     resistance_progression = forms.TypedChoiceField(
         label="Resistance progression between seasons (§2.9)",
         choices=ResistanceProgression.choices,
-        coerce=int,
+        coerce=inputs.coerce_whole,
     )
 
     @classmethod
@@ -103,13 +103,13 @@ class InvitationForm(forms.Form):
     role = forms.ChoiceField(
         choices=[(Role.PLAYER, Role.PLAYER.label), (Role.SPECTATOR, Role.SPECTATOR.label)]
     )
-    days = forms.IntegerField(
+    days = inputs.WholeNumberField(
         label="Valid for (days)",
         min_value=1,
         max_value=INVITATION_DAYS_MAX,
         initial=INVITATION_DAYS_DEFAULT,
     )
-    max_uses = forms.IntegerField(
+    max_uses = inputs.WholeNumberField(
         label="Number of people who may use it",
         min_value=1,
         initial=1,
@@ -122,7 +122,7 @@ class JoinForm(forms.Form):
     """A player joins with one of their free characters, or joins first and creates one
     next in the character wizard, whose first page asks how to build it (§3)."""
 
-    character = forms.ModelChoiceField(
+    character = inputs.IdChoiceField(
         queryset=Character.objects.none(),
         required=False,
         empty_label="— none yet: create a new character after joining —",
@@ -137,7 +137,7 @@ class JoinForm(forms.Form):
 
 
 class HandOverForm(forms.Form):
-    new_gm = forms.ModelChoiceField(queryset=None, label="New GM")
+    new_gm = inputs.IdChoiceField(queryset=None, label="New GM")
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -181,14 +181,14 @@ class SeasonStartForm(forms.Form):
     progression = forms.TypedChoiceField(
         label="Resistance rises by",
         choices=ResistanceProgression.choices,
-        coerce=int,
+        coerce=inputs.coerce_whole,
         help_text="§2.9; the campaign's progression is selected.",
     )
 
 
 class SessionStartForm(forms.Form):
     title = forms.CharField(required=False, max_length=200)
-    attendees = forms.ModelMultipleChoiceField(
+    attendees = inputs.IdMultipleChoiceField(
         queryset=Character.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,

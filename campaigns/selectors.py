@@ -23,6 +23,7 @@ from contests.events import EventType, visible
 from contests.models import ChatMessage, Contest, ContestEvent, ContestKind, ContestParticipant
 from contests.rules.simple import describe_level
 from contests.selectors import chat_lines
+from questworlds_site import inputs
 
 from .access import ArchiveViewer
 from .models import Season, Session
@@ -69,7 +70,7 @@ def outcome_text(level: int | None) -> str:
 
 def _page(queryset, number: Any, per_page: int) -> Page:
     """One page of `queryset` (a bad or too large page number gives the nearest page)."""
-    return Paginator(queryset, per_page).get_page(number)
+    return Paginator(queryset, per_page).get_page(inputs.page_number(number))
 
 
 def _contest_rows(viewer: ArchiveViewer) -> QuerySet[Contest]:
@@ -151,7 +152,7 @@ class ContestFilters:
         kind = query.get("kind", "")
         outcome = query.get("outcome", "")
         return cls(
-            character=int(character) if character.isdigit() else None,
+            character=inputs.an_id(character),
             kind=kind if kind in ContestKind.values else "",
             outcome=outcome if outcome in OUTCOME_FILTERS else "",
             q=query.get("q", "").strip()[:200],

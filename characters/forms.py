@@ -17,7 +17,7 @@ from contests.rules.advancement import (
 )
 from contests.rules.errors import RulesError
 from contests.rules.simple import describe_level
-from questworlds_site import limits
+from questworlds_site import inputs, limits
 from questworlds_site.uploads import read_json
 
 from .models import (
@@ -38,12 +38,10 @@ def parse_rating(text: str, *, breakout: bool = False) -> int:
     """A rating as typed: `17`, `7M`, `3M2`, `12W` (R1), or a breakout's `+2`."""
     text = (text or "").strip()
     if breakout:
-        try:
-            return int(text.removeprefix("+"))
-        except ValueError:
-            raise ValidationError(
-                f"{text!r} is not a breakout bonus: write +2, or 2 (§3.3)."
-            ) from None
+        bonus = inputs.whole(text, minimum=None, signed=True)
+        if bonus is None:
+            raise ValidationError(f"{text!r} is not a breakout bonus: write +2, or 2 (§3.3).")
+        return bonus
     try:
         return Rating.parse(text).total
     except RulesError as exc:
@@ -56,7 +54,7 @@ def player_campaigns(user):
 
 
 class CharacterCreateForm(forms.ModelForm):
-    campaign = forms.ModelChoiceField(
+    campaign = inputs.IdChoiceField(
         queryset=Campaign.objects.none(),
         required=False,
         empty_label="No campaign yet",
@@ -109,7 +107,7 @@ class DetailForm(forms.ModelForm):
 
 
 class CampaignForm(forms.Form):
-    campaign = forms.ModelChoiceField(
+    campaign = inputs.IdChoiceField(
         queryset=Campaign.objects.none(), required=False, empty_label="No campaign"
     )
 
@@ -136,7 +134,7 @@ class AbilityForm(forms.Form):
         required=False,
         help_text="17, 7M or 3M2; a breakout's bonus as +2; flaws are rated for you.",
     )
-    keyword = forms.ModelChoiceField(
+    keyword = inputs.IdChoiceField(
         queryset=Ability.objects.none(),
         required=False,
         empty_label="(none)",
@@ -202,20 +200,20 @@ class AbilityEditForm(forms.Form):
 
 
 class ConceptForm(forms.Form):
-    defining = forms.ModelChoiceField(
+    defining = inputs.IdChoiceField(
         queryset=Ability.objects.none(),
         required=False,
         empty_label="(not chosen)",
         help_text="Usually your occupation keyword; starts at 17 (§3.2).",
     )
-    distinguishing = forms.ModelChoiceField(
+    distinguishing = inputs.IdChoiceField(
         queryset=Ability.objects.none(),
         required=False,
         empty_label="(not chosen)",
         label="Distinguishing characteristic",
         help_text="The adjective of your concept; 17, or +4 as a breakout (§3.2).",
     )
-    free_keyword = forms.ModelChoiceField(
+    free_keyword = inputs.IdChoiceField(
         queryset=Ability.objects.none(),
         required=False,
         empty_label="(none)",
@@ -295,7 +293,7 @@ class NewSidekickForm(SidekickForm):
         help_text="You must explain how the new sidekick has come to be your follower "
         f"(§6.5.2). {limits.hint(limits.SHORT_DESCRIPTION)}",
     )
-    retainer = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    retainer = inputs.WholeNumberField(required=False, widget=forms.HiddenInput)
 
     promoting = None  # the retainer being promoted, set by the view
 
@@ -379,7 +377,7 @@ class AdvanceForm(forms.Form):
 
 
 class CatchUpForm(forms.Form):
-    targets = forms.ModelMultipleChoiceField(
+    targets = inputs.IdMultipleChoiceField(
         queryset=Ability.objects.none(), required=False, widget=forms.CheckboxSelectMultiple
     )
 
@@ -389,7 +387,7 @@ class CatchUpForm(forms.Form):
 
 
 class OwnAbilityForm(forms.Form):
-    ability = forms.ModelChoiceField(queryset=Ability.objects.none())
+    ability = inputs.IdChoiceField(queryset=Ability.objects.none())
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
@@ -399,7 +397,7 @@ class OwnAbilityForm(forms.Form):
 class SidekickAbilityForm(forms.Form):
     """An ability of the character's sidekick in service (§6.5.1)."""
 
-    ability = forms.ModelChoiceField(queryset=Ability.objects.none(), label="Sidekick's ability")
+    ability = inputs.IdChoiceField(queryset=Ability.objects.none(), label="Sidekick's ability")
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
@@ -413,7 +411,7 @@ class SidekickAbilityForm(forms.Form):
 
 class ClassicNewAbilityForm(forms.Form):
     name = forms.CharField(max_length=120)
-    keyword = forms.ModelChoiceField(
+    keyword = inputs.IdChoiceField(
         queryset=Ability.objects.none(),
         required=False,
         empty_label="(a standalone ability at 13)",
@@ -430,13 +428,13 @@ class SpendForm(forms.Form):
 
 
 class AwardForm(forms.Form):
-    count = forms.IntegerField(min_value=1, initial=1, label="Hero points")
+    count = inputs.WholeNumberField(min_value=1, initial=1, label="Hero points")
     reason = forms.CharField(max_length=200, help_text="The significant action (§7.1).")
 
 
 class DirectedForm(forms.Form):
-    ability = forms.ModelChoiceField(queryset=Ability.objects.none())
-    amount = forms.TypedChoiceField(coerce=int, choices=())
+    ability = inputs.IdChoiceField(queryset=Ability.objects.none())
+    amount = forms.TypedChoiceField(coerce=inputs.coerce_whole, choices=())
     reason = forms.CharField(max_length=200, required=False)
 
     def __init__(self, *args, character: Character, **kwargs):
@@ -457,7 +455,7 @@ class DirectedNewAbilityForm(forms.Form):
 
 class ConditionForm(forms.Form):
     state = forms.ChoiceField(choices=Condition.State.choices)
-    abilities = forms.ModelMultipleChoiceField(
+    abilities = inputs.IdMultipleChoiceField(
         queryset=Ability.objects.none(), widget=forms.CheckboxSelectMultiple
     )
     cause = forms.CharField(max_length=200, required=False)
@@ -475,14 +473,16 @@ HEALING_OUTCOMES = [(level, describe_level(level).capitalize()) for level in ran
 
 class HealForm(forms.Form):
     outcome = forms.TypedChoiceField(
-        coerce=int, choices=HEALING_OUTCOMES, help_text="The healing contest's outcome."
+        coerce=inputs.coerce_whole,
+        choices=HEALING_OUTCOMES,
+        help_text="The healing contest's outcome.",
     )
     reason = forms.CharField(max_length=150, required=False)
 
 
 class WherewithalForm(forms.Form):
     outcome = forms.TypedChoiceField(
-        coerce=int,
+        coerce=inputs.coerce_whole,
         choices=HEALING_OUTCOMES,
         help_text="The outcome of the contest of wherewithal against a moderate resistance.",
     )

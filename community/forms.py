@@ -11,6 +11,7 @@ from contests.models import Contest
 from contests.rules.community import STARTING_RATINGS, describe_level
 from contests.rules.ratings import RESISTANCE_LEVELS
 from contests.rules.states import ADVERSITY
+from questworlds_site import inputs
 
 from .models import Community, RequiredResourceUse, Resource, UsedAs
 
@@ -70,7 +71,7 @@ class _ResourcesForm(forms.Form):
 class _ContestForm(forms.Form):
     """An optional contest of the campaign, by its number (#12): what the GM sees."""
 
-    contest = forms.IntegerField(
+    contest = inputs.WholeNumberField(
         label="Contest #", min_value=1, required=False, help_text="Optional: the contest's number."
     )
 
@@ -127,7 +128,7 @@ class QuestionForm(forms.Form):
                 label=f"Answer {index}", max_length=200, required=index <= 2
             )
             for resource in self.resources:
-                self.fields[f"score_{index}_{resource.pk}"] = forms.IntegerField(
+                self.fields[f"score_{index}_{resource.pk}"] = inputs.WholeNumberField(
                     label=f"{resource.name} points",
                     min_value=-9,
                     max_value=9,
@@ -156,7 +157,7 @@ class QuestionForm(forms.Form):
 
 
 class PlotEventForm(_ContestForm, _ResourcesForm):
-    change = forms.IntegerField(min_value=-20, max_value=20, help_text="e.g. +3 or -2")
+    change = inputs.WholeNumberField(min_value=-20, max_value=20, help_text="e.g. +3 or -2")
     reason = forms.CharField(max_length=200)
 
 
@@ -171,7 +172,7 @@ class CrisisNoteForm(forms.Form):
 
 
 class IntervalEndForm(forms.Form):
-    interval = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    interval = inputs.WholeNumberField(min_value=1, widget=forms.HiddenInput)
 
 
 class DrawStartForm(_ResourcesForm):
@@ -182,7 +183,7 @@ class DrawStartForm(_ResourcesForm):
     resistance_level = forms.ChoiceField(
         label="Lobbying resistance", choices=RESISTANCE_CHOICES, initial="moderate"
     )
-    modifier = forms.IntegerField(
+    modifier = inputs.WholeNumberField(
         label="Augments and modifiers", min_value=-60, max_value=60, initial=0, required=False
     )
     used_as = forms.ChoiceField(label="The resource is used", choices=UsedAs.choices)
@@ -212,7 +213,7 @@ class DrawStartForm(_ResourcesForm):
 
 class SettleForm(_ContestForm):
     outcome_level = forms.TypedChoiceField(
-        label="The contest's outcome", choices=OUTCOMES, coerce=int
+        label="The contest's outcome", choices=OUTCOMES, coerce=inputs.coerce_whole
     )
 
 
@@ -220,7 +221,7 @@ class PenaltyForm(_ContestForm, _ResourcesForm):
     outcome_level = forms.TypedChoiceField(
         label="Simple contest: the defeat",
         choices=[("", "—")] + DEFEATS,
-        coerce=int,
+        coerce=inputs.coerce_whole,
         empty_value=None,
         required=False,
     )
@@ -238,7 +239,9 @@ class PenaltyForm(_ContestForm, _ResourcesForm):
 
 
 class BolsterForm(_ContestForm, _ResourcesForm):
-    outcome_level = forms.TypedChoiceField(label="The victory", choices=VICTORIES, coerce=int)
+    outcome_level = forms.TypedChoiceField(
+        label="The victory", choices=VICTORIES, coerce=inputs.coerce_whole
+    )
     reason = forms.CharField(max_length=200, required=False)
 
 

@@ -19,6 +19,7 @@ from django.template.loader import render_to_string
 
 from campaigns.access import campaign_role
 from campaigns.models import Campaign, Session
+from questworlds_site import inputs
 
 from . import live, panels, presence
 from .broadcast import table_group_name
@@ -117,12 +118,14 @@ class TableConsumer(AsyncWebsocketConsumer):
                 await release_channel(layer, self.channel_name)
 
     async def connect(self) -> None:
-        self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
+        # The route's <int:...>, bounded: beyond any id is no campaign (a closed socket
+        # the page can explain, not a route that is not found and a server error).
+        self.campaign_id = inputs.an_id(self.scope["url_route"]["kwargs"]["campaign_id"])
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self._refuse(CLOSE_NOT_LOGGED_IN)
             return
-        role = await _role_at_table(self.campaign_id, user)
+        role = await _role_at_table(self.campaign_id, user) if self.campaign_id else None
         if role is None:
             await self._refuse(CLOSE_NOT_A_MEMBER)
             return

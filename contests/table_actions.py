@@ -13,7 +13,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 
 from campaigns.models import Campaign
-from questworlds_site import throttle
+from questworlds_site import inputs, throttle
 
 from . import actions
 from .services import ContestError, contest_act, contest_frame
@@ -104,6 +104,5 @@ def perform(*, campaign_id: int, user, message: dict[str, Any], form: bool = Fal
 
 def _form_int(value: Any) -> Any:
     """A form's "12" as 12 (the envelope's contest and seq); anything else as it is."""
-    if isinstance(value, str) and actions.INTEGER.fullmatch(value):
-        return int(value)
-    return value
+    number = inputs.whole(value) if isinstance(value, str) else None
+    return value if number is None else number

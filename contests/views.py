@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user, role_in_campaign
 from characters.models import Ability, Character, Condition
-from questworlds_site import throttle
+from questworlds_site import inputs, throttle
 from questworlds_site.middleware import checks_its_own_input
 
 from . import live, panels
@@ -266,6 +266,7 @@ def _chat_character(value: str) -> int | None:
     character (a forged value) is refused as not yours."""
     if value == "":
         return None
-    if not value.isdigit() or len(value) > 9:
+    character_id = inputs.an_id(value)  # digits 0-9 only: "²" and "١" are no id
+    if character_id is None:
         raise ChatError("You may speak only as one of your own characters in this campaign.")
-    return int(value)
+    return character_id

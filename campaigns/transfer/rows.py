@@ -12,6 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.dateparse import parse_datetime
 
+from questworlds_site import inputs
+
 from .schema import ID_SUFFIXES, MODEL_DEFAULT, Field, Id, JsonIds, Kind, Section, Table
 
 
@@ -72,9 +74,8 @@ def _lookup(mapping: dict, value: Any) -> Any:
     """`value` through `mapping`; ids written as text in JSON keys ("12") as well."""
     if value in mapping:
         return mapping[value]
-    if isinstance(value, str) and value.isdigit():
-        return mapping.get(int(value))
-    return None
+    number = inputs.an_id(value) if isinstance(value, str) else None
+    return None if number is None else mapping.get(number)
 
 
 def rewrite_ids(value: Any, ids: JsonIds, refs: Refs) -> Any:

@@ -9,6 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from questworlds_site import inputs
+
 from .. import forms, services
 from ..access import get_character_for_owner, get_character_for_player_or_gm
 from ..models import Character, Follower
@@ -81,9 +83,10 @@ def sidekick_lose(request: HttpRequest, character_id: int, follower_id: int) -> 
 def _retainer(character: Character, value: str | None) -> Follower | None:
     if not value:
         return None
-    if not value.isdigit():
+    retainer_id = inputs.an_id(value)
+    if retainer_id is None:
         raise Http404("No such retainer")
-    return get_object_or_404(character.followers, pk=int(value), kind=Follower.Kind.RETAINER)
+    return get_object_or_404(character.followers, pk=retainer_id, kind=Follower.Kind.RETAINER)
 
 
 @require_http_methods(["GET", "POST"])

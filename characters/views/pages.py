@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from campaigns.access import get_campaign_for_user
 from campaigns.models import Role
+from questworlds_site import inputs
 
 from .. import forms, services
 from ..access import get_character_for_owner, get_character_for_user
@@ -33,8 +34,8 @@ def character_list(request: HttpRequest) -> HttpResponse:
 def character_create(request: HttpRequest) -> HttpResponse:
     """The wizard's first step: name, concept, method, campaign, traits (§3)."""
     # A player who just joined by invitation arrives with the campaign chosen.
-    campaign_id = request.GET.get("campaign", "")
-    initial = {"campaign": campaign_id} if campaign_id.isascii() and campaign_id.isdigit() else {}
+    campaign_id = inputs.an_id(request.GET.get("campaign"))
+    initial = {"campaign": campaign_id} if campaign_id is not None else {}
     form = forms.CharacterCreateForm(request.POST or None, user=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user
 from campaigns.models import Role
+from questworlds_site import inputs
 
 from .. import forms, selectors, services
 from ..models import Community
@@ -32,10 +33,7 @@ def page_response(request: HttpRequest, campaign_id: int, status: int = 200) -> 
         context = {"campaign": campaign, "role": role, "form": form}
         return render(request, "community/none.html", context, status=status)
     community.campaign = campaign
-    try:
-        interval = int(request.GET.get("interval", "")) or None
-    except ValueError:
-        interval = None
+    interval = inputs.whole(request.GET.get("interval"), minimum=1)
     context = selectors.page_context(community, role=role, user=request.user, interval=interval)
     context.update(campaign=campaign, oob=False)
     if role == Role.GM:

@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.models import Role
+from questworlds_site import inputs
 
 from .. import forms, selectors, services
 from ..models import Question
@@ -75,7 +76,8 @@ def answer(request: HttpRequest, campaign_id: int, question_id: int) -> HttpResp
     if role not in (Role.GM, Role.PLAYER):
         raise PermissionDenied("Only the players answer the questionnaire.")
     question = get_object_or_404(Question, pk=question_id, community=community)
-    choice = question.choices.filter(pk=request.POST.get("choice") or 0).first()
+    choice_id = inputs.an_id(request.POST.get("choice"))
+    choice = question.choices.filter(pk=choice_id).first() if choice_id else None
 
     def act() -> str:
         if choice is None:

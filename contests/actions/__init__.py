@@ -26,7 +26,6 @@ from pydantic import ValidationError
 
 from .fields import (
     CONTEST_KINDS,
-    INTEGER,
     MAX_DEPTH,
     MAX_SIZE,
     STAKES,
@@ -41,7 +40,6 @@ __all__ = [
     "ACTION_ADAPTER",
     "CONTEST_KINDS",
     "DATA_MODELS",
-    "INTEGER",
     "LABELS",
     "MAX_DEPTH",
     "MAX_SIZE",

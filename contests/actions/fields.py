@@ -3,13 +3,14 @@ the rules' choices, flags and ratings, read strictly from JSON or from a form.""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic.functional_validators import PlainValidator
 from pydantic_core import PydanticCustomError
+
+from questworlds_site import inputs
 
 from ..rules.errors import RulesError
 from ..rules.ratings import RESISTANCE_LEVELS, Rating, normalise_level
@@ -21,11 +22,10 @@ from ..table.one_on_one import KINDS
 
 MAX_DEPTH = 5  # message -> data -> participants -> row -> a row's value
 MAX_SIZE = 16_384  # characters of text and digits, and one per value, in a whole message
-MAX_ID = 2**31 - 1  # a database id (PostgreSQL integer)
+MAX_ID = inputs.MAX_ID  # a database id (PostgreSQL integer)
 MAX_RATING = 999  # a rating's total (19M49)
 MAX_ROWS = 100
 MAX_KEY_LENGTH = 64
-INTEGER = re.compile(r"-?[0-9]{1,9}")
 FORM_TRUE = frozenset({"1", "on", "true", "yes"})
 FORM_FALSE = frozenset({"0", "off", "false", "no"})
 STAKES = ("rising_action", "climax")
@@ -66,11 +66,16 @@ def plain_text_problem(value: str) -> str | None:
 
 
 def Whole(minimum: int, maximum: int) -> Any:  # noqa: N802 - a type, named like one
-    """A whole number from `minimum` to `maximum` (a form's digits with `form=True`)."""
+    """A whole number from `minimum` to `maximum`: an int from JSON (not a bool, not a
+    string, none of pydantic's lax readings), or with `form=True` a form's digits 0-9
+    as questworlds_site.inputs reads them (a sign only where a negative is allowed)."""
 
     def check(value: Any, info: Any) -> int:
-        if isinstance(value, str) and _form(info) and INTEGER.fullmatch(value):
-            value = int(value)
+        if isinstance(value, str) and _form(info):
+            digits = inputs.whole(
+                value, minimum=None, maximum=10**inputs.DIGITS, signed=minimum < 0
+            )
+            value = value if digits is None else digits
         if isinstance(value, bool) or not isinstance(value, int):
             raise _fail("whole", "must be a whole number")
         if not minimum <= value <= maximum:

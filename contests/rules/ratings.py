@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from .errors import RulesError
 
 # §2.1.2: a mastery is 20 points of rating; `M` (or a genre glyph such as `W`)
-# marks one, `M2` two and so on.
-_NOTATION = re.compile(r"^\s*(-?\d+)\s*(?:([MmWw])\s*(\d+)?)?\s*$")
+# marks one, `M2` two and so on. The digits 0-9 only (re.ASCII): `\d` alone also reads
+# "١٧" or full-width "１７" as 17, which nobody means as a rating (issue 27).
+_NOTATION = re.compile(r"^\s*(-?\d+)\s*(?:([MmWw])\s*(\d+)?)?\s*$", re.ASCII)
 
 
 @dataclass(frozen=True, order=True, slots=True)

@@ -29,7 +29,7 @@ def _routes(patterns=None, prefix=""):
 
 
 def _path(route: str, values: dict[str, int]) -> str:
-    path = re.sub(r"<int:(\w+)>", lambda m: str(values.get(m.group(1), 1)), route)
+    path = re.sub(r"<(?:int|id):(\w+)>", lambda m: str(values.get(m.group(1), 1)), route)
     path = re.sub(r"<(?:str:)?(\w+)>", "x", path)
     return "/" + path.lstrip("^").rstrip("$")
 
