@@ -62,9 +62,9 @@ def _picker(html: str) -> list[str]:
     ]
 
 
-def test_a_character_made_as_you_go_may_name_a_new_ability_after_its_sheet(contest):
+def test_a_character_made_as_you_go_may_name_a_new_ability_after_its_sheet(contest, alice):
     """The sheet first, so Choose untouched picks a real ability (issue 27)."""
-    assert _picker(render_contest(contest, "player")) == [
+    assert _picker(render_contest(contest, "player", reader=alice.pk)) == [
         "Boatcraft 17",
         "Sharp eyes 15",
         "— new ability (as you go) —",
@@ -80,7 +80,7 @@ def test_a_finished_characters_picker_offers_its_sheet_alone(table, session, ali
     contest = table.frame(
         pc=reedwalker, prize="cross", opponent={"name": "The ford", "level": "moderate"}
     )
-    html = render_contest(contest, "player")
+    html = render_contest(contest, "player", reader=alice.pk)
     options = _picker(html)
     assert options[0].startswith("River Guide") and len(options) == reedwalker.abilities.count()
     assert "as you go" not in " ".join(options) and 'name="new_ability"' not in html
