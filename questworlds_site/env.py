@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -33,40 +34,57 @@ def envlist(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+# The engines this app ships drivers for (psycopg; sqlite3 is in Python), by URL scheme.
+DATABASE_SCHEMES = {"sqlite", "postgres", "postgresql", "pgsql"}
+
+
+def _without_password(url: str) -> str:
+    """The URL as an error message may show it: a password never reaches a log."""
+    return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
 def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
-    """Django DATABASES['default'] from `sqlite:///path` or `postgres://user@host:port/name`."""
-    parts = urlsplit(url)
-    if parts.scheme == "sqlite":
-        # sqlite:///relative.sqlite3 or sqlite:////absolute/path.sqlite3
-        path = unquote(parts.path[1:]) if parts.path.startswith("/") else unquote(parts.path)
-        if not path:
-            raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no SQLite file")
-        name = Path(path) if Path(path).is_absolute() else base_dir / path
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(name)}
-    if parts.scheme in ("postgres", "postgresql"):
-        name = unquote(parts.path.lstrip("/"))
-        if not name:
-            raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database")
-        options: dict[str, Any] = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-        pool = database_pool_from_env()
-        if pool:
-            options["pool"] = pool
-        return {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": name,
-            "USER": unquote(parts.username or ""),
-            "PASSWORD": unquote(parts.password or ""),
-            "HOST": parts.hostname or "",
-            "PORT": str(parts.port or ""),
-            # Under ASGI a persistent connection is kept per thread (Django's docs: turn
-            # them off); connections are borrowed from the pool for each request instead.
-            "CONN_MAX_AGE": 0,
-            "OPTIONS": options,
-        }
-    raise ImproperlyConfigured(
-        f"DATABASE_URL={url!r}: only sqlite:///file and "
-        "postgres://user@host:port/name are supported"
-    )
+    """Django DATABASES['default'] from `sqlite:///path` or `postgres://user@host:port/name`.
+
+    dj-database-url reads the URL (percent-encoded parts, a socket directory as the host,
+    query parameters as OPTIONS); around it, what this app needs: only the engines it has
+    drivers for, a name that is there, an error that says which value is wrong (without
+    its password), a relative SQLite file beside the code, and psycopg's pool.
+    """
+    shown = _without_password(url)
+    scheme = url.partition("://")[0] if "://" in url else ""
+    if scheme not in DATABASE_SCHEMES:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL={shown!r}: only sqlite:///file and "
+            "postgres://user@host:port/name are supported"
+        )
+    try:
+        database: dict[str, Any] = dict(dj_database_url.parse(url))
+    except ValueError:
+        # dj-database-url's message does not say which part; the usual ones are a port
+        # that is not a number or a password with an unquoted @, / or :.
+        raise ImproperlyConfigured(
+            f"DATABASE_URL={shown!r} cannot be read: check the port is a number and "
+            "percent-encode any @, / or : in the user name or password"
+        ) from None
+    if scheme == "sqlite":
+        # sqlite:///relative.sqlite3 (beside the code) or sqlite:////absolute/path.sqlite3;
+        # never dj-database-url's in-memory fallback, which threads cannot share.
+        if not database.get("NAME") or database["NAME"] == ":memory:":
+            raise ImproperlyConfigured(f"DATABASE_URL={shown!r} names no SQLite file")
+        name = Path(database["NAME"])
+        return {"ENGINE": database["ENGINE"], "NAME": str(base_dir / name)}
+    if not database.get("NAME"):
+        raise ImproperlyConfigured(f"DATABASE_URL={shown!r} names no database")
+    options = database.setdefault("OPTIONS", {})
+    pool = database_pool_from_env()
+    if pool:
+        options["pool"] = pool
+    # Under ASGI a persistent connection is kept per thread (Django's docs: turn them
+    # off); connections are borrowed from the pool for each request instead.
+    database["CONN_MAX_AGE"] = 0
+    database["PORT"] = str(database.get("PORT") or "")
+    return database
 
 
 def envint(name: str, default: int, minimum: int = 0) -> int:

@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from questworlds_site.env import database_from_url
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
@@ -91,6 +94,8 @@ def test_the_core_layer_is_a_setting():
         ({"DEBUG": "false"}, "SECRET_KEY must be set"),
         ({"DEBUG": "maybe"}, "DEBUG='maybe'"),
         ({"DATABASE_URL": "mysql://x/y"}, "only sqlite"),
+        ({"DATABASE_URL": "sqlite://"}, "names no SQLite file"),
+        ({"DATABASE_URL": "postgres://player@db.internal/"}, "names no database"),
         ({"REDIS_URL": "redis://x", "CHANNEL_LAYER": "carrier-pigeon"}, "CHANNEL_LAYER"),
     ],
 )
@@ -105,3 +110,36 @@ def test_production_settings_are_safe():
     assert loaded["debug"] is False
     assert loaded["secure_cookies"] is True
     assert loaded["allowed_hosts"] == ["table.example.org"]
+
+
+def test_a_database_url_that_cannot_be_read_says_which_part_and_hides_its_password():
+    result = load_settings(DATABASE_URL="postgres://player:s3cret@db.internal:54x2/questworlds")
+    assert result.returncode != 0
+    assert "DATABASE_URL='postgres://player:***@db.internal:54x2/questworlds'" in result.stderr
+    assert "the port is a number" in result.stderr
+    assert "s3cret" not in result.stderr
+
+
+def test_percent_encoded_parts_a_socket_directory_and_options_are_read(monkeypatch):
+    monkeypatch.setenv("DB_POOL_MAX_SIZE", "4")
+    database = database_from_url(
+        "postgres://player:p%40ss%2Fw%3Ard@%2Frun%2Fpostgresql/quest%20worlds?sslmode=require",
+        ROOT,
+    )
+    assert (database["USER"], database["PASSWORD"]) == ("player", "p@ss/w:rd")
+    assert (database["HOST"], database["PORT"], database["NAME"]) == (
+        "/run/postgresql",
+        "",
+        "quest worlds",
+    )
+    assert database["OPTIONS"]["sslmode"] == "require"
+    assert database["OPTIONS"]["pool"]["max_size"] == 4
+    assert database["CONN_MAX_AGE"] == 0
+
+
+def test_a_sqlite_file_is_found_beside_the_code_or_where_it_is_named(tmp_path):
+    assert database_from_url("sqlite:///db.sqlite3", ROOT)["NAME"] == str(ROOT / "db.sqlite3")
+    absolute = tmp_path / "table.sqlite3"
+    assert database_from_url(f"sqlite:///{absolute}", ROOT)["NAME"] == str(absolute)
+    with pytest.raises(ImproperlyConfigured, match="names no SQLite file"):
+        database_from_url("sqlite:///:memory:", ROOT)
