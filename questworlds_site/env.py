@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -32,6 +33,19 @@ def envlist(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def envnetworks(name: str) -> list[str]:
+    """Comma-separated IP addresses or networks; one that is neither is an error."""
+    entries = envlist(name, [])
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {entry!r} is neither an IP address nor a network"
+            ) from None
+    return entries
 
 
 # The engines this app ships drivers for (psycopg; sqlite3 is in Python), by URL scheme.

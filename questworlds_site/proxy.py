@@ -6,6 +6,22 @@ client can send those headers too, so they are taken only from a request whose p
 one of TRUSTED_PROXIES (addresses or networks); from anyone else they are removed before
 any view, SecurityMiddleware or `request.is_secure()` reads them. With no proxy
 configured (the default), none is believed.
+
+Why not uvicorn's `--proxy-headers --forwarded-allow-ips` (read in uvicorn 0.54's
+middleware/proxy_headers.py)? It takes networks, walks X-Forwarded-For from the right and
+covers websockets, but it does not cover three cases this middleware does:
+- a client whose own address is inside a trusted network: uvicorn skips every trusted
+  entry, so behind a proxy that appends (`$proxy_add_x_forwarded_for`) the address the
+  client wrote itself is believed, a new one per request past the per-address sign-in
+  limits; here the entry the trusted proxy wrote is taken, whoever sent the rest;
+- forged headers from an untrusted peer: uvicorn only rewrites the scope's client and
+  scheme and leaves X-Forwarded-*/Forwarded in the request for Django to read; here they
+  are removed;
+- a mistyped entry (`172.28.0.10/16`, `172.28.0.300`): uvicorn keeps it as a literal that
+  never matches, so the proxy is silently not trusted and every client shares its
+  address; settings refuse to start on one (env.envnetworks).
+One hop is believed: behind a further proxy (a CDN) let the proxy in front of uvicorn
+resolve the chain (nginx's real_ip module) and send the result.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import channel_layer_from_env, database_from_url, envbool, envlist
+from .env import channel_layer_from_env, database_from_url, envbool, envlist, envnetworks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -136,7 +136,7 @@ STORAGES = {
 # The proxy in front (docker-compose.yml's nginx), by address or network: only its
 # X-Forwarded-For / X-Forwarded-Proto are believed (questworlds_site/proxy.py). Empty:
 # no proxy, no forwarded header believed.
-TRUSTED_PROXIES = envlist("TRUSTED_PROXIES", [])
+TRUSTED_PROXIES = envnetworks("TRUSTED_PROXIES")
 if TRUSTED_PROXIES:
     # Safe: TrustedProxyMiddleware removes the header from anyone but the proxy.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

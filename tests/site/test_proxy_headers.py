@@ -66,3 +66,37 @@ def test_the_client_address_comes_from_the_proxy_for_rate_limits(client, setting
         headers={"X-Forwarded-For": "203.0.113.8"},
     )
     assert other.status_code == 302
+
+
+def test_a_client_inside_a_trusted_network_cannot_choose_its_address(client, settings, alice):
+    """Behind a proxy that appends to X-Forwarded-For, a client on the trusted network
+    (10.1.2.3) writes a new address before its own each time: the limit still counts it
+    as one (uvicorn's --forwarded-allow-ips would skip the trusted entry and believe the
+    forged one; proxy.py says why the app keeps its own)."""
+    settings.TRUSTED_PROXIES = ["10.0.0.0/8"]
+    settings.LOGIN_ADDRESS_FAILURE_LIMIT = "2/15 minutes"
+
+    def sign_in(username: str, password: str, forged: str):
+        return client.post(
+            reverse("login"),
+            {"username": username, "password": password},
+            REMOTE_ADDR="10.0.0.5",
+            headers={"X-Forwarded-For": f"{forged}, 10.1.2.3"},
+        )
+
+    for n in range(2):
+        assert sign_in(f"nobody{n}", "x", f"203.0.113.{n}").status_code == 400
+    assert sign_in("alice", "correct horse battery", "203.0.113.9").status_code == 429
+
+
+def test_a_forged_forwarded_header_never_reaches_a_view(rf, settings):
+    """From an untrusted peer the headers are removed, not merely ignored."""
+    from questworlds_site.proxy import TrustedProxyMiddleware
+
+    settings.TRUSTED_PROXIES = ["10.0.0.5"]
+    seen = {}
+    middleware = TrustedProxyMiddleware(lambda request: seen.update(request.META))
+    forged = {"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https", "Forwarded": "for=1"}
+    middleware(rf.get("/", REMOTE_ADDR="198.51.100.9", headers=forged))
+    assert seen["REMOTE_ADDR"] == "198.51.100.9"
+    assert not {"HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "HTTP_FORWARDED"} & set(seen)

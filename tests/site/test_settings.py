@@ -96,6 +96,7 @@ def test_the_core_layer_is_a_setting():
         ({"DATABASE_URL": "mysql://x/y"}, "only sqlite"),
         ({"DATABASE_URL": "sqlite://"}, "names no SQLite file"),
         ({"DATABASE_URL": "postgres://player@db.internal/"}, "names no database"),
+        ({"TRUSTED_PROXIES": "172.28.0.10,172.28.0.300"}, "'172.28.0.300' is neither"),
         ({"REDIS_URL": "redis://x", "CHANNEL_LAYER": "carrier-pigeon"}, "CHANNEL_LAYER"),
     ],
 )
