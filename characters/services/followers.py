@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from contests.rules.creation import validate_sidekick
+from questworlds_site.accounts.models import User
 
 from ..models import Ability, Character, Follower, LedgerEntry, LedgerReason, LedgerStep
 from ..translate import to_rules_sidekick
@@ -107,7 +108,7 @@ def _sidekick_abilities(
 
 @transaction.atomic
 def character_sidekick_lose(
-    *, character: Character, actor, follower: Follower, reason: str
+    *, character: Character, actor: User, follower: Follower, reason: str
 ) -> Follower:
     """The sidekick is killed or leaves your service for good (§6.5.2): it stays on
     record as lost, with the reason, and its abilities are no longer yours to use."""
@@ -155,7 +156,7 @@ def character_sidekick_lose(
 def character_sidekick_replace(
     *,
     character: Character,
-    actor,
+    actor: User,
     name: str,
     origin: str,
     description: str = "",
@@ -193,7 +194,7 @@ def character_sidekick_replace(
 def character_retainer_promote(
     *,
     character: Character,
-    actor,
+    actor: User,
     retainer: Follower,
     name: str,
     origin: str,

@@ -10,6 +10,7 @@ from django.utils.dateparse import parse_datetime
 
 from contests.rules import advancement as rules
 from contests.rules.errors import RulesError
+from questworlds_site.accounts.models import User
 
 from ..models import (
     Ability,
@@ -81,7 +82,7 @@ def _save_imported(row: Ability, where: str) -> None:
 
 
 @transaction.atomic
-def character_import(*, player, data: Any) -> Character:
+def character_import(*, player: User, data: Any) -> Character:
     """Create a character from an export (see selectors.character_export). The file is
     checked as a whole (shape, then the rules engine); a bad file creates nothing."""
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:

@@ -12,6 +12,7 @@ from django.db.models import F, Max
 from campaigns.models import Campaign
 from characters.models import Ability, Character, Follower
 from characters.selectors import ability_rating, ability_states
+from questworlds_site.accounts.models import User
 
 from ..events import EventType, checked_payload
 from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
@@ -278,7 +279,9 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> Non
 
 
 @transaction.atomic
-def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str) -> ActionResult:
+def contest_frame(
+    *, campaign: Campaign, user: User, data: dict, idempotency_key: str
+) -> ActionResult:
     """The GM frames a contest (§2.3.2): type, prize, obstacle, participants, resistance.
 
     `data`: kind, prize, obstacle, stakes, pc {character_id, ability_id?}, opponent
