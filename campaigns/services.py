@@ -429,9 +429,7 @@ def session_start(
     in_progress = campaign.open_session()
     if in_progress is not None:
         raise ValidationError(f"{in_progress} is still in progress: end it first.")
-    characters = list(
-        campaign.characters.all() if attendees is None else attendees  # type: ignore[arg-type]
-    )
+    characters = list(campaign.characters.all() if attendees is None else attendees)
     strangers = [c.name for c in characters if c.campaign_id != campaign.pk]
     if strangers:
         raise ValidationError(f"Not characters of this campaign: {', '.join(strangers)}.")

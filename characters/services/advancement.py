@@ -6,6 +6,7 @@ undo the latest step.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -343,7 +344,7 @@ def character_sidekick_raise(*, character: Character, actor: User, ability: Abil
     )
 
 
-def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) -> list:
+def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) -> list[Any]:
     saved = target.state_before["sidekick_ability"]
     row = character.abilities.filter(pk=saved["id"]).select_related("follower").first()
     if row is None:

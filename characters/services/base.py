@@ -95,7 +95,7 @@ def ledger_step(
     note: str = "",
     *,
     entries: Sequence[LedgerEntry] = (),
-    state_before: dict | None = None,
+    state_before: dict[str, Any] | None = None,
 ) -> LedgerStep:
     step = LedgerStep.objects.create(
         character=character,

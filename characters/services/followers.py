@@ -9,6 +9,7 @@ undo it while it is the latest (`follower_step_revert`, called by the undo servi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -28,7 +29,7 @@ SNAPSHOT_FIELDS = ("kind", "name", "description", "origin", "lost_at", "lost_rea
 NO_HERO_POINT = "no hero point spent (§6.5.2)"
 
 
-def _snapshot(follower: Follower, *, created: bool = False) -> dict:
+def _snapshot(follower: Follower, *, created: bool = False) -> dict[str, Any]:
     fields = {name: getattr(follower, name) for name in SNAPSHOT_FIELDS}
     fields["lost_at"] = follower.lost_at.isoformat() if follower.lost_at else None
     return {

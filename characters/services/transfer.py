@@ -27,7 +27,7 @@ from .base import clean, entry, invalid, ledger_step, row_entries
 from .creation import rate_flaws
 
 
-def _field(data: dict, key: str, kind: type, default: Any = None, where: str = "") -> Any:
+def _field(data: dict[str, Any], key: str, kind: type, default: Any = None, where: str = "") -> Any:
     value = data.get(key, default)
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise ValidationError(f"{where}{key} must be a whole number, not {value!r}.")

@@ -3,6 +3,8 @@ checks who may act, plays the flow, appends one event and broadcasts after commi
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -33,7 +35,7 @@ def contest_act(
     contest_id: int,
     user: User,
     action: str,
-    data: dict,
+    data: dict[str, Any],
     idempotency_key: str,
     expected_seq: int | None = None,
     roller: Roller = d20,
@@ -86,7 +88,7 @@ def contest_act(
 
 
 def _append(
-    contest: Contest, flow: TableFlow, user: User, action: str, payload: dict, key: str
+    contest: Contest, flow: TableFlow, user: User, action: str, payload: dict[str, Any], key: str
 ) -> ContestEvent:
     contest.seq += 1
     # No savepoint: the contest row is locked, so a clash here is a bug or a race the
@@ -126,7 +128,9 @@ def _append(
     return event
 
 
-def _sync_participants(contest: Contest, before: list[dict], after: list[dict]) -> None:
+def _sync_participants(
+    contest: Contest, before: list[dict[str, Any]], after: list[dict[str, Any]]
+) -> None:
     """The participant records (what the archive lists: who used which ability at what
     rating) follow the abilities chosen at the table after the framing, and an undo."""
     earlier = {(row["side"], row["name"]): row for row in before}

@@ -16,7 +16,7 @@ from ..table import TableFlow
 from .common import ContestError, _approved_draw
 
 
-def _settle_resource_draw(contest: Contest, flow: TableFlow, user: User) -> dict:
+def _settle_resource_draw(contest: Contest, flow: TableFlow, user: User) -> dict[str, Any]:
 
     draw_id = contest.framing.get("draw_id")
     level = flow.level_for_pc()
@@ -36,8 +36,8 @@ def _settle_resource_draw(contest: Contest, flow: TableFlow, user: User) -> dict
 
 
 def _apply_side_effects(
-    contest: Contest, flow: TableFlow, action: str, payload: dict, user: User
-) -> dict:
+    contest: Contest, flow: TableFlow, action: str, payload: dict[str, Any], user: User
+) -> dict[str, Any]:
     """What an action changes outside the contest: hero points, conditions."""
 
     effects: dict[str, Any] = {}
