@@ -38,6 +38,7 @@ lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
 
 format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .

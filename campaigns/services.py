@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -21,10 +22,11 @@ from characters import services as character_services
 from characters.models import Character
 from community.services import community_session_start
 from contests.broadcast import send_to_table_on_commit
-from contests.rules.dice import d20
+from contests.rules.dice import Roller, d20
 from contests.rules.errors import RulesError
 from contests.rules.options import RulesOptions
 from contests.rules.ratings import Rating
+from questworlds_site.accounts.models import User
 
 from .models import Campaign, Invitation, Membership, Npc, Role, Season, Session
 
@@ -32,7 +34,7 @@ INVITATION_DAYS_DEFAULT = 7
 INVITATION_DAYS_MAX = 30
 
 
-def _require_gm(campaign: Campaign, actor) -> None:
+def _require_gm(campaign: Campaign, actor: User) -> None:
     if campaign.gm_id != getattr(actor, "pk", None):
         raise PermissionDenied("Only the campaign's GM may do that.")
 
@@ -67,7 +69,7 @@ def _session_at_table(campaign: Campaign, text: str, open_session: Session | Non
 
 
 @transaction.atomic
-def campaign_create(*, gm, name: str, genre: str = "", description: str = "") -> Campaign:
+def campaign_create(*, gm: User, name: str, genre: str = "", description: str = "") -> Campaign:
     """A new campaign run by `gm`, with every option at its default."""
     campaign = Campaign(
         name=name.strip(),
@@ -83,7 +85,7 @@ def campaign_create(*, gm, name: str, genre: str = "", description: str = "") ->
 
 @transaction.atomic
 def campaign_update(
-    *, campaign: Campaign, actor, name: str, genre: str = "", description: str = ""
+    *, campaign: Campaign, actor: User, name: str, genre: str = "", description: str = ""
 ) -> Campaign:
     _require_gm(campaign, actor)
     campaign.name, campaign.genre, campaign.description = (
@@ -106,7 +108,7 @@ APP_OPTIONS = (
 
 
 @transaction.atomic
-def campaign_options_update(*, campaign: Campaign, actor, **options) -> Campaign:
+def campaign_options_update(*, campaign: Campaign, actor: User, **options: Any) -> Campaign:
     """Change the campaign options (RULINGS.md) the GM may set.
 
     The rules options (base_resistance, better_roll, quick_augment_rounding,
@@ -137,7 +139,7 @@ def campaign_options_update(*, campaign: Campaign, actor, **options) -> Campaign
 
 
 @transaction.atomic
-def campaign_gm_hand_over(*, campaign: Campaign, actor, new_gm) -> Campaign:
+def campaign_gm_hand_over(*, campaign: Campaign, actor: User, new_gm: User) -> Campaign:
     """The GM hands the campaign to another member, and stays on as a player."""
     campaign = _lock(campaign)
     _require_gm(campaign, actor)
@@ -155,7 +157,7 @@ def campaign_gm_hand_over(*, campaign: Campaign, actor, new_gm) -> Campaign:
 
 
 @transaction.atomic
-def campaign_publish(*, campaign: Campaign, actor) -> str:
+def campaign_publish(*, campaign: Campaign, actor: User) -> str:
     """Give the archive a public read-only link (a new one each time); returns its token."""
     _require_gm(campaign, actor)
     campaign.public_token = secrets.token_urlsafe(24)
@@ -164,7 +166,7 @@ def campaign_publish(*, campaign: Campaign, actor) -> str:
 
 
 @transaction.atomic
-def campaign_unpublish(*, campaign: Campaign, actor) -> Campaign:
+def campaign_unpublish(*, campaign: Campaign, actor: User) -> Campaign:
     """Revoke the public link: it answers "not found" from now on."""
     _require_gm(campaign, actor)
     campaign.public_token = None
@@ -179,7 +181,7 @@ def campaign_unpublish(*, campaign: Campaign, actor) -> Campaign:
 def invitation_create(
     *,
     campaign: Campaign,
-    actor,
+    actor: User,
     role: str = Role.PLAYER,
     days: int = INVITATION_DAYS_DEFAULT,
     max_uses: int | None = 1,
@@ -205,7 +207,7 @@ def invitation_create(
 
 
 @transaction.atomic
-def invitation_revoke(*, invitation: Invitation, actor) -> Invitation:
+def invitation_revoke(*, invitation: Invitation, actor: User) -> Invitation:
     _require_gm(invitation.campaign, actor)
     if invitation.revoked_at is None:
         invitation.revoked_at = timezone.now()
@@ -226,7 +228,7 @@ def invitation_for_token(token: str) -> Invitation:
     return invitation
 
 
-def invitation_problem_for(invitation: Invitation, user) -> str | None:
+def invitation_problem_for(invitation: Invitation, user: User) -> str | None:
     """Why `user` cannot join with this invitation, or None."""
     problem = invitation.problem()
     if problem:
@@ -241,7 +243,7 @@ def invitation_problem_for(invitation: Invitation, user) -> str | None:
 
 
 @transaction.atomic
-def invitation_accept(*, token: str, user, character: Character | None = None) -> Membership:
+def invitation_accept(*, token: str, user: User, character: Character | None = None) -> Membership:
     """Join a campaign with an invitation link.
 
     A player joins with one of their characters not in any campaign, or with none and
@@ -284,14 +286,14 @@ def invitation_accept(*, token: str, user, character: Character | None = None) -
 # --------------------------------------------------------------------- membership
 
 
-def _detach_characters(campaign: Campaign, user) -> None:
+def _detach_characters(campaign: Campaign, user: User) -> None:
     """A member who goes takes their characters along (the archive keeps their names)."""
     for character in Character.objects.filter(campaign=campaign, player=user):
         character_services.character_campaign_join(character=character, actor=user, campaign=None)
 
 
 @transaction.atomic
-def membership_remove(*, campaign: Campaign, actor, membership: Membership) -> None:
+def membership_remove(*, campaign: Campaign, actor: User, membership: Membership) -> None:
     """The GM removes a member: they lose access at once, open table sockets included."""
     campaign = _lock(campaign)
     _require_gm(campaign, actor)
@@ -304,7 +306,7 @@ def membership_remove(*, campaign: Campaign, actor, membership: Membership) -> N
 
 
 @transaction.atomic
-def membership_leave(*, campaign: Campaign, user) -> None:
+def membership_leave(*, campaign: Campaign, user: User) -> None:
     """A member leaves. The GM cannot: they hand the campaign over first."""
     campaign = _lock(campaign)
     if campaign.gm_id == user.pk:
@@ -331,7 +333,13 @@ def _parse_rating(rating: int | str) -> int:
 
 @transaction.atomic
 def npc_create(
-    *, campaign: Campaign, actor, name: str, rating: int | str, description: str = "", notes=""
+    *,
+    campaign: Campaign,
+    actor: User,
+    name: str,
+    rating: int | str,
+    description: str = "",
+    notes: str = "",
 ) -> Npc:
     """Add a named opponent or resistance to the library (rating as `14`, `7M`, `3M2`)."""
     _require_gm(campaign, actor)
@@ -349,7 +357,7 @@ def npc_create(
 
 @transaction.atomic
 def npc_update(
-    *, npc: Npc, actor, name: str, rating: int | str, description: str = "", notes=""
+    *, npc: Npc, actor: User, name: str, rating: int | str, description: str = "", notes: str = ""
 ) -> Npc:
     _require_gm(npc.campaign, actor)
     npc.name, npc.rating = name.strip(), _parse_rating(rating)
@@ -360,7 +368,7 @@ def npc_update(
 
 
 @transaction.atomic
-def npc_delete(*, npc: Npc, actor) -> None:
+def npc_delete(*, npc: Npc, actor: User) -> None:
     _require_gm(npc.campaign, actor)
     npc.delete()
 
@@ -374,7 +382,7 @@ def _latest_season_number(campaign: Campaign) -> int:
 
 @transaction.atomic
 def season_start(
-    *, campaign: Campaign, actor, name: str = "", progression: int | None = None
+    *, campaign: Campaign, actor: User, name: str = "", progression: int | None = None
 ) -> Season:
     """Begin the next season. The base resistance rises by the campaign's resistance
     progression (§2.9: +3, +6 or +9; none, §2.9.1), or by `progression` when the GM
@@ -403,11 +411,11 @@ def season_start(
 def session_start(
     *,
     campaign: Campaign,
-    actor,
+    actor: User,
     title: str = "",
     attendees: Iterable[Character] | None = None,
-    started_at=None,
-    roller=None,
+    started_at: datetime | None = None,
+    roller: Roller | None = None,
 ) -> Session:
     """Open the next session. Each attending character's hero points refresh per the
     campaign's economy (R15: +1 advances, +3 classic) through the character ledger, and
@@ -421,9 +429,7 @@ def session_start(
     in_progress = campaign.open_session()
     if in_progress is not None:
         raise ValidationError(f"{in_progress} is still in progress: end it first.")
-    characters = list(
-        campaign.characters.all() if attendees is None else attendees  # type: ignore[arg-type]
-    )
+    characters = list(campaign.characters.all() if attendees is None else attendees)
     strangers = [c.name for c in characters if c.campaign_id != campaign.pk]
     if strangers:
         raise ValidationError(f"Not characters of this campaign: {', '.join(strangers)}.")
@@ -451,7 +457,7 @@ def session_start(
 
 
 @transaction.atomic
-def session_end(*, session: Session, actor, recap: str | None = None) -> Session:
+def session_end(*, session: Session, actor: User, recap: str | None = None) -> Session:
     """Close the session: each attendee's unspent hero points become XP (advances) or
     are lost (classic), and conditions that wane at a session's end (hurt, fresh;
     §2.11.4) end for every character of the campaign. An optional recap (Markdown)."""
@@ -478,7 +484,7 @@ def session_end(*, session: Session, actor, recap: str | None = None) -> Session
 
 
 @transaction.atomic
-def session_update(*, session: Session, actor, title: str, recap: str) -> Session:
+def session_update(*, session: Session, actor: User, title: str, recap: str) -> Session:
     """Edit a session's title and recap (Markdown), during or after it."""
     _require_gm(session.campaign, actor)
     session.title, session.recap = title.strip(), recap.strip()

@@ -10,13 +10,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.db import DataError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from contests.models import ContestKind
+from questworlds_site.requests import AuthenticatedRequest, HtmxRequest
 
 from . import selectors, services
 from .access import (
@@ -46,16 +47,16 @@ from .models import Invitation, Membership, Npc, Role, Session
 from .transfer import campaign_chronicle, campaign_export, campaign_import, missing_usernames
 
 
-def _posted(request: HttpRequest):
+def _posted(request: AuthenticatedRequest):
     """The form data of a POST (even an empty one: a spectator's join has no fields)."""
     return request.POST if request.method == "POST" else None
 
 
-def _error(request: HttpRequest, exc: ValidationError) -> None:
+def _error(request: AuthenticatedRequest, exc: ValidationError) -> None:
     messages.error(request, " ".join(exc.messages))
 
 
-def _form_page(request: HttpRequest, form, **context) -> HttpResponse:
+def _form_page(request: AuthenticatedRequest, form, **context) -> HttpResponse:
     """The one page every single-form step uses (title, intro, form, submit); a form
     sent back with its errors answers 400."""
     status = 400 if form.is_bound and form.errors else 200
@@ -66,19 +67,19 @@ def _form_page(request: HttpRequest, form, **context) -> HttpResponse:
 
 
 @login_not_required
-def landing(request: HttpRequest) -> HttpResponse:
+def landing(request: HtmxRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
     return render(request, "landing.html")
 
 
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedRequest) -> HttpResponse:
     """The signed-in front page: the campaigns you run or play in."""
     campaigns = campaigns_for_user(request.user)
     return render(request, "campaigns/home.html", {"campaigns": campaigns})
 
 
-def campaign_create(request: HttpRequest) -> HttpResponse:
+def campaign_create(request: AuthenticatedRequest) -> HttpResponse:
     form = CampaignForm(_posted(request))
     if request.method == "POST" and form.is_valid():
         campaign = services.campaign_create(gm=request.user, **form.cleaned_data)
@@ -87,7 +88,7 @@ def campaign_create(request: HttpRequest) -> HttpResponse:
     return _form_page(request, form, title="New campaign", submit="Create the campaign")
 
 
-def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_detail(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     context = {
         "campaign": campaign,
@@ -102,7 +103,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "campaigns/detail.html", context)
 
 
-def campaign_edit(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_edit(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     form = CampaignForm(_posted(request), instance=campaign)
     if request.method == "POST" and form.is_valid():
@@ -112,7 +113,7 @@ def campaign_edit(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return _form_page(request, form, campaign=campaign, title="Edit the campaign", submit="Save")
 
 
-def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_options(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """Members read the options; the GM changes them."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     form = CampaignOptionsForm.for_campaign(campaign, _posted(request))
@@ -133,12 +134,12 @@ def campaign_options(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "campaigns/options.html", context, status=status)
 
 
-def campaign_members(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_members(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     return _members_page(request, campaign, role)
 
 
-def _members_page(request: HttpRequest, campaign, role: str, **failed) -> HttpResponse:
+def _members_page(request: AuthenticatedRequest, campaign, role: str, **failed) -> HttpResponse:
     """The members page; with `failed` (the GM's form sent back with its errors), a 400."""
     context = {
         "campaign": campaign,
@@ -156,7 +157,7 @@ def _members_page(request: HttpRequest, campaign, role: str, **failed) -> HttpRe
 
 
 @require_POST
-def invitation_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def invitation_create(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     form = InvitationForm(request.POST)
     if form.is_valid():
@@ -171,7 +172,9 @@ def invitation_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def invitation_revoke(request: HttpRequest, campaign_id: int, invitation_id: int) -> HttpResponse:
+def invitation_revoke(
+    request: AuthenticatedRequest, campaign_id: int, invitation_id: int
+) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     invitation = get_object_or_404(Invitation, pk=invitation_id, campaign=campaign)
     services.invitation_revoke(invitation=invitation, actor=request.user)
@@ -179,7 +182,7 @@ def invitation_revoke(request: HttpRequest, campaign_id: int, invitation_id: int
     return redirect("campaign_members", campaign.pk)
 
 
-def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
+def invitation_accept(request: AuthenticatedRequest, token: str) -> HttpResponse:
     """The page an invitation link opens: who invites you, as what, and with which
     character you join. Bad links say why and change nothing."""
     try:
@@ -212,7 +215,9 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_POST
-def membership_remove(request: HttpRequest, campaign_id: int, membership_id: int) -> HttpResponse:
+def membership_remove(
+    request: AuthenticatedRequest, campaign_id: int, membership_id: int
+) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     membership = get_object_or_404(Membership, pk=membership_id, campaign=campaign)
     name = membership.user.shown_name
@@ -222,7 +227,7 @@ def membership_remove(request: HttpRequest, campaign_id: int, membership_id: int
 
 
 @require_POST
-def campaign_leave(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_leave(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign, _ = get_campaign_for_user(request.user, campaign_id)
     try:
         services.membership_leave(campaign=campaign, user=request.user)
@@ -234,7 +239,7 @@ def campaign_leave(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def campaign_hand_over(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_hand_over(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     form = HandOverForm(request.POST, campaign=campaign)
     if not form.is_valid():
@@ -253,7 +258,7 @@ def campaign_hand_over(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def campaign_publish(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_publish(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     services.campaign_publish(campaign=campaign, actor=request.user)
     messages.success(request, "The archive has a public read-only link.")
@@ -261,14 +266,14 @@ def campaign_publish(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def campaign_unpublish(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_unpublish(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     services.campaign_unpublish(campaign=campaign, actor=request.user)
     messages.success(request, "The public link is revoked.")
     return redirect("archive_timeline", campaign.pk)
 
 
-def campaign_export_json(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_export_json(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The whole campaign, GM notes included, for the GM (manage.py import_campaign)."""
     campaign = get_campaign_for_gm(request.user, campaign_id)
     response = HttpResponse(
@@ -280,7 +285,7 @@ def campaign_export_json(request: HttpRequest, campaign_id: int) -> HttpResponse
     return response
 
 
-def campaign_import_json(request: HttpRequest) -> HttpResponse:
+def campaign_import_json(request: AuthenticatedRequest) -> HttpResponse:
     """Staff upload a JSON export (what `manage.py import_campaign` reads) to recreate it."""
     check_can_import_campaigns(request.user)
     form = CampaignImportForm(_posted(request), request.FILES if request.method == "POST" else None)
@@ -330,7 +335,7 @@ def campaign_import_json(request: HttpRequest) -> HttpResponse:
     )
 
 
-def campaign_export_markdown(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def campaign_export_markdown(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The chronicle, as this member may see it."""
     viewer = get_archive_for_user(request.user, campaign_id)
     response = HttpResponse(campaign_chronicle(viewer), content_type="text/markdown; charset=utf-8")
@@ -342,7 +347,7 @@ def campaign_export_markdown(request: HttpRequest, campaign_id: int) -> HttpResp
 # --------------------------------------------------------------------- NPC library
 
 
-def npc_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def npc_list(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     form = NpcForm(_posted(request))
     if request.method == "POST":
@@ -362,7 +367,7 @@ def npc_list(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "campaigns/npcs.html", context, status=status)
 
 
-def npc_edit(request: HttpRequest, campaign_id: int, npc_id: int) -> HttpResponse:
+def npc_edit(request: AuthenticatedRequest, campaign_id: int, npc_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     npc = get_object_or_404(Npc, pk=npc_id, campaign=campaign)
     form = NpcForm(_posted(request), initial=NpcForm.initial_for(npc))
@@ -378,7 +383,7 @@ def npc_edit(request: HttpRequest, campaign_id: int, npc_id: int) -> HttpRespons
 
 
 @require_POST
-def npc_delete(request: HttpRequest, campaign_id: int, npc_id: int) -> HttpResponse:
+def npc_delete(request: AuthenticatedRequest, campaign_id: int, npc_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     npc = get_object_or_404(Npc, pk=npc_id, campaign=campaign)
     services.npc_delete(npc=npc, actor=request.user)
@@ -389,7 +394,7 @@ def npc_delete(request: HttpRequest, campaign_id: int, npc_id: int) -> HttpRespo
 # --------------------------------------------------------------------- seasons and sessions
 
 
-def season_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def season_start(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     form = SeasonStartForm(
         _posted(request), initial={"progression": campaign.resistance_progression}
@@ -413,7 +418,7 @@ def season_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     )
 
 
-def session_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def session_start(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     form = SessionStartForm(_posted(request), campaign=campaign)
     if request.method == "POST" and form.is_valid():
@@ -444,7 +449,7 @@ def _session(campaign, number: int) -> Session:
     return get_object_or_404(Session, campaign=campaign, number=number)
 
 
-def session_end(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+def session_end(request: AuthenticatedRequest, campaign_id: int, number: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     session = _session(campaign, number)
     form = SessionEndForm(_posted(request), initial={"recap": session.recap})
@@ -469,7 +474,7 @@ def session_end(request: HttpRequest, campaign_id: int, number: int) -> HttpResp
     )
 
 
-def session_edit(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+def session_edit(request: AuthenticatedRequest, campaign_id: int, number: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     session = _session(campaign, number)
     form = SessionEditForm(
@@ -493,7 +498,7 @@ def _archive_context(viewer: ArchiveViewer, **context) -> dict:
     return {"viewer": viewer, "campaign": viewer.campaign, "role": viewer.role, **context}
 
 
-def _timeline(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
+def _timeline(request: HtmxRequest, viewer: ArchiveViewer) -> HttpResponse:
     context = _archive_context(
         viewer,
         page=selectors.timeline_page(viewer, request.GET.get("page")),
@@ -502,7 +507,7 @@ def _timeline(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
     return render(request, "archive/timeline.html", context)
 
 
-def _session_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
+def _session_page(request: HtmxRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
     session = selectors.session_for_viewer(viewer, number)
     page = selectors.session_contests_page(viewer, session, request.GET.get("page"))
     chat = selectors.session_chat(viewer, session)
@@ -510,7 +515,7 @@ def _session_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> H
     return render(request, "archive/session.html", context)
 
 
-def _search_problem(request: HttpRequest) -> str:
+def _search_problem(request: HtmxRequest) -> str:
     """Why the searched words are refused (too long), or ""."""
     q = request.GET.get("q", "").strip()
     if len(q) <= SEARCH_MAX:
@@ -520,7 +525,7 @@ def _search_problem(request: HttpRequest) -> str:
     )
 
 
-def _contests(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
+def _contests(request: HtmxRequest, viewer: ArchiveViewer) -> HttpResponse:
     filters = selectors.ContestFilters.from_query(request.GET)
     problem = _search_problem(request)
     page = None
@@ -542,13 +547,13 @@ def _contests(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
     return render(request, template, context, status=400 if problem else 200)
 
 
-def _contest_page(request: HttpRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
+def _contest_page(request: HtmxRequest, viewer: ArchiveViewer, number: int) -> HttpResponse:
     view = selectors.contest_view(viewer, number)
     context = _archive_context(viewer, view=view, contest=view.contest)
     return render(request, "archive/contest.html", context)
 
 
-def _search(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
+def _search(request: HtmxRequest, viewer: ArchiveViewer) -> HttpResponse:
     problem = _search_problem(request)
     if problem:
         context = _archive_context(viewer, q="", search_max=SEARCH_MAX, problem=problem)
@@ -566,23 +571,23 @@ def _search(request: HttpRequest, viewer: ArchiveViewer) -> HttpResponse:
     return render(request, "archive/search.html", context)
 
 
-def archive_timeline(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def archive_timeline(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return _timeline(request, get_archive_for_user(request.user, campaign_id))
 
 
-def archive_session(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+def archive_session(request: AuthenticatedRequest, campaign_id: int, number: int) -> HttpResponse:
     return _session_page(request, get_archive_for_user(request.user, campaign_id), number)
 
 
-def archive_contests(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def archive_contests(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return _contests(request, get_archive_for_user(request.user, campaign_id))
 
 
-def archive_contest(request: HttpRequest, campaign_id: int, number: int) -> HttpResponse:
+def archive_contest(request: AuthenticatedRequest, campaign_id: int, number: int) -> HttpResponse:
     return _contest_page(request, get_archive_for_user(request.user, campaign_id), number)
 
 
-def archive_search(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def archive_search(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return _search(request, get_archive_for_user(request.user, campaign_id))
 
 
@@ -590,25 +595,25 @@ def archive_search(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @login_not_required
-def public_timeline(request: HttpRequest, token: str) -> HttpResponse:
+def public_timeline(request: HtmxRequest, token: str) -> HttpResponse:
     return _timeline(request, get_archive_for_public_link(token))
 
 
 @login_not_required
-def public_session(request: HttpRequest, token: str, number: int) -> HttpResponse:
+def public_session(request: HtmxRequest, token: str, number: int) -> HttpResponse:
     return _session_page(request, get_archive_for_public_link(token), number)
 
 
 @login_not_required
-def public_contests(request: HttpRequest, token: str) -> HttpResponse:
+def public_contests(request: HtmxRequest, token: str) -> HttpResponse:
     return _contests(request, get_archive_for_public_link(token))
 
 
 @login_not_required
-def public_contest(request: HttpRequest, token: str, number: int) -> HttpResponse:
+def public_contest(request: HtmxRequest, token: str, number: int) -> HttpResponse:
     return _contest_page(request, get_archive_for_public_link(token), number)
 
 
 @login_not_required
-def public_search(request: HttpRequest, token: str) -> HttpResponse:
+def public_search(request: HtmxRequest, token: str) -> HttpResponse:
     return _search(request, get_archive_for_public_link(token))

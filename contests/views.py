@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import F
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -17,6 +17,7 @@ from campaigns.access import get_campaign_for_gm, get_campaign_for_user, role_in
 from characters.models import Ability, Character, Condition
 from questworlds_site import inputs, throttle
 from questworlds_site.middleware import checks_its_own_input
+from questworlds_site.requests import AuthenticatedRequest
 
 from . import live, panels
 from .rules import State
@@ -47,14 +48,14 @@ def _table_context(campaign, role: str, user) -> dict:
     }
 
 
-def table(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def table(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """A campaign's live table; updates arrive over the websocket."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     return render(request, "contests/table.html", _table_context(campaign, role, request.user))
 
 
 @require_GET
-def table_me(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def table_me(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """A player's own characters at the table (issue 15): hero points, conditions with
     what they do, and the abilities, each one click to use when the table waits on
     this player to choose one. Reloaded by the page after a change at the table that
@@ -158,7 +159,7 @@ def _message_from_post(post) -> dict:
 
 @checks_its_own_input
 @require_POST
-def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def act(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """Perform one table action from a form.
 
     A browser's (htmx) action that was taken is answered with an acknowledgement only:
@@ -201,7 +202,7 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def chat(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def chat(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """Say one line at the table from the chat form; answers with the reader's chat list.
 
     A refused line (the rate limit table actions share, a spectator, bad input, no
@@ -238,7 +239,7 @@ def chat(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_GET
-def chat_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def chat_panel(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The table's chat panel for this reader, as the page reloads it when a session
     begins or ends while it is open (its form comes and goes with the session)."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
@@ -252,7 +253,7 @@ def chat_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_GET
-def frame_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def frame_panel(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The GM's frame panel, as the GM's page reloads it when a session begins or ends
     while it is open (framing needs a session). The GM's only: other members get 403."""
     campaign = get_campaign_for_gm(request.user, campaign_id)

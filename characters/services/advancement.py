@@ -6,6 +6,7 @@ undo the latest step.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -15,6 +16,7 @@ from contests.rules import advancement as rules
 from contests.rules.advancement import AdvanceChoice
 from contests.rules.advancement import Character as RulesCharacter
 from contests.rules.errors import RulesError
+from questworlds_site.accounts.models import User
 
 from ..models import (
     SIDEKICK_REASONS,
@@ -41,7 +43,7 @@ from .followers import follower_step_revert
 
 def _engine_step(
     character: Character,
-    actor,
+    actor: User,
     reason: str,
     note: str,
     operation: Callable[[RulesSheet], rules.Step],
@@ -122,7 +124,7 @@ def _forbid_breakouts_in_packages(character: Character, makes_breakout: bool) ->
 
 
 @transaction.atomic
-def character_session_start(*, character: Character, actor) -> LedgerStep:
+def character_session_start(*, character: Character, actor: User) -> LedgerStep:
     """A session begins: +1 HP (advances) or +3 HP (classic) (§7.1, 1e §6.1, R15)."""
     return _engine_step(
         character,
@@ -134,7 +136,7 @@ def character_session_start(*, character: Character, actor) -> LedgerStep:
 
 
 @transaction.atomic
-def character_session_end(*, character: Character, actor) -> LedgerStep:
+def character_session_end(*, character: Character, actor: User) -> LedgerStep:
     """A session ends: unspent HP become XP (advances) or are lost (classic)."""
     return _engine_step(
         character,
@@ -147,7 +149,7 @@ def character_session_end(*, character: Character, actor) -> LedgerStep:
 
 @transaction.atomic
 def character_hero_points_award(
-    *, character: Character, actor, count: int = 1, reason: str = ""
+    *, character: Character, actor: User, count: int = 1, reason: str = ""
 ) -> LedgerStep:
     """The GM awards hero points for a significant action (§7.1: at most 5 a session)."""
     return _engine_step(
@@ -161,7 +163,7 @@ def character_hero_points_award(
 
 @transaction.atomic
 def character_hero_point_spend(
-    *, character: Character, actor, reason: str = "a bump in a contest"
+    *, character: Character, actor: User, reason: str = "a bump in a contest"
 ) -> LedgerStep:
     """Spend one hero point in play (§2.3.5.5)."""
     return _engine_step(
@@ -175,7 +177,7 @@ def character_hero_point_spend(
 
 @transaction.atomic
 def character_advance_buy(
-    *, character: Character, actor, first: AdvanceChoice, second: AdvanceChoice
+    *, character: Character, actor: User, first: AdvanceChoice, second: AdvanceChoice
 ) -> LedgerStep:
     """10 XP for an advance of two different §7.1 options (R15, `advances` economy)."""
     for choice in (first, second):
@@ -195,7 +197,7 @@ def character_advance_buy(
 
 @transaction.atomic
 def character_catch_up_take(
-    *, character: Character, actor, trigger: Ability, targets: Sequence[Ability]
+    *, character: Character, actor: User, trigger: Ability, targets: Sequence[Ability]
 ) -> LedgerStep:
     """Take a catch-up on offer: +3 to up to three abilities 5 or more below (§7.1.1)."""
     return _engine_step(
@@ -210,7 +212,9 @@ def character_catch_up_take(
 
 
 @transaction.atomic
-def character_catch_up_decline(*, character: Character, actor, trigger: Ability) -> LedgerStep:
+def character_catch_up_decline(
+    *, character: Character, actor: User, trigger: Ability
+) -> LedgerStep:
     """Let a catch-up on offer go (§7.1.1)."""
     return _engine_step(
         character,
@@ -223,7 +227,7 @@ def character_catch_up_decline(*, character: Character, actor, trigger: Ability)
 
 @transaction.atomic
 def character_directed_improvement(
-    *, character: Character, actor, ability: Ability, amount: int, reason: str = ""
+    *, character: Character, actor: User, ability: Ability, amount: int, reason: str = ""
 ) -> LedgerStep:
     """The GM raises an ability at once (§7.1.2: +3/+6/+9; classic 1e §6.4: +1 to +3)."""
     return _engine_step(
@@ -241,7 +245,7 @@ def character_directed_improvement(
 def character_directed_new_ability(
     *,
     character: Character,
-    actor,
+    actor: User,
     name: str,
     rating: int = rules.NEW_ABILITY_RATING,
     reason: str = "",
@@ -259,7 +263,7 @@ def character_directed_new_ability(
 
 
 @transaction.atomic
-def character_classic_raise(*, character: Character, actor, ability: Ability) -> LedgerStep:
+def character_classic_raise(*, character: Character, actor: User, ability: Ability) -> LedgerStep:
     """Classic economy: +1 for 1 HP (2 HP for a keyword), once a session (1e §6.2)."""
     return _engine_step(
         character,
@@ -272,7 +276,7 @@ def character_classic_raise(*, character: Character, actor, ability: Ability) ->
 
 @transaction.atomic
 def character_classic_new_ability(
-    *, character: Character, actor, name: str, keyword: Ability | None = None
+    *, character: Character, actor: User, name: str, keyword: Ability | None = None
 ) -> LedgerStep:
     """Classic economy: 1 HP for a new ability at 13 or a breakout at +1 (1e §6.2)."""
     _forbid_breakouts_in_packages(character, keyword is not None)
@@ -290,7 +294,7 @@ def character_classic_new_ability(
 
 
 @transaction.atomic
-def character_sidekick_raise(*, character: Character, actor, ability: Ability) -> LedgerStep:
+def character_sidekick_raise(*, character: Character, actor: User, ability: Ability) -> LedgerStep:
     """+1 to an ability of the character's sidekick in service for hero points, priced
     as the PC's own: 1, or 2 for a keyword under an umbrella (§6.5.1: "You can improve
     these abilities through the expenditure of hero points"; §2.3.5.5: sidekicks are
@@ -340,7 +344,7 @@ def character_sidekick_raise(*, character: Character, actor, ability: Ability) -
     )
 
 
-def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) -> list:
+def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) -> list[Any]:
     saved = target.state_before["sidekick_ability"]
     row = character.abilities.filter(pk=saved["id"]).select_related("follower").first()
     if row is None:
@@ -367,7 +371,7 @@ def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) 
 
 
 @transaction.atomic
-def character_step_undo(*, character: Character, actor) -> LedgerStep:
+def character_step_undo(*, character: Character, actor: User) -> LedgerStep:
     """The GM undoes the latest step of play or advancement: ratings, kinds, hero
     points, XP, session counters and catch-ups return to what they were, abilities the
     step created go, and the ledger records the undo. A sidekick step (§6.5.2) puts its

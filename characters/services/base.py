@@ -14,6 +14,7 @@ from contests.broadcast import send_to_table_on_commit
 from contests.rules.advancement import Change
 from contests.rules.advancement import Character as RulesCharacter
 from contests.rules.errors import RulesError
+from questworlds_site.accounts.models import User
 
 from ..models import (
     Ability,
@@ -89,12 +90,12 @@ def sheet_changed(character: Character) -> None:
 
 def ledger_step(
     character: Character,
-    actor,
+    actor: User,
     reason: str,
     note: str = "",
     *,
     entries: Sequence[LedgerEntry] = (),
-    state_before: dict | None = None,
+    state_before: dict[str, Any] | None = None,
 ) -> LedgerStep:
     step = LedgerStep.objects.create(
         character=character,

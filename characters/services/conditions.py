@@ -20,6 +20,7 @@ from contests.rules.outcomes import (
 )
 from contests.rules.simple import DEGREES, describe_level
 from contests.rules.states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State, parse_state
+from questworlds_site.accounts.models import User
 
 from ..models import (
     Ability,
@@ -43,7 +44,7 @@ def _record_state(states: tuple[State, ...], state: State) -> tuple[State, ...]:
     return (*states, state)
 
 
-def _end_condition(condition: Condition, actor, reason: str) -> None:
+def _end_condition(condition: Condition, actor: User, reason: str) -> None:
     condition.ended_at = timezone.now()
     condition.ended_by = actor
     condition.end_reason = reason[:200]
@@ -65,7 +66,7 @@ def _active_condition(character: Character, condition: Condition) -> Condition:
 def character_condition_apply(
     *,
     character: Character,
-    actor,
+    actor: User,
     state: State | str,
     abilities: Sequence[Ability],
     cause: str = "",
@@ -119,7 +120,7 @@ def character_condition_apply(
 
 @transaction.atomic
 def character_condition_heal(
-    *, character: Character, actor, condition: Condition, outcome: int, reason: str = ""
+    *, character: Character, actor: User, condition: Condition, outcome: int, reason: str = ""
 ) -> Condition | None:
     """A healing attempt's outcome on a state of adversity (§2.11.3, R10): each degree
     of victory removes a step, a major defeat worsens it one, a complete defeat two.
@@ -163,7 +164,7 @@ def character_condition_heal(
 def character_wherewithal(
     *,
     character: Character,
-    actor,
+    actor: User,
     condition: Condition,
     outcome: int,
     waive_bump: bool = False,
@@ -206,7 +207,7 @@ def character_wherewithal(
 
 @transaction.atomic
 def character_conditions_wane(
-    *, character: Character, actor, at: str = "session_end", reason: str = ""
+    *, character: Character, actor: User, at: str = "session_end", reason: str = ""
 ) -> list[Condition]:
     """States that lapse with time (§2.11.4): hurt and fresh at a session's end, all
     benefits too at a storyline's end. Returns the conditions that ended."""
@@ -228,7 +229,7 @@ def character_conditions_wane(
 
 @transaction.atomic
 def character_condition_clear(
-    *, character: Character, actor, condition: Condition, reason: str
+    *, character: Character, actor: User, condition: Condition, reason: str
 ) -> Condition:
     """The GM ends a condition for a reason of the story."""
     if not reason.strip():

@@ -14,6 +14,7 @@ from campaigns.models import Campaign, Membership, Role
 from contests.rules import advancement as rules
 from contests.rules.creation import flaw_ratings
 from contests.rules.errors import RulesError
+from questworlds_site.accounts.models import User
 
 from ..models import (
     Ability,
@@ -47,7 +48,7 @@ CREATION_FINISHED = (
 )
 
 
-def _check_campaign(player, campaign: Campaign | None) -> None:
+def _check_campaign(player: User, campaign: Campaign | None) -> None:
     if campaign is None:
         return
     if not Membership.objects.filter(campaign=campaign, user=player, role=Role.PLAYER).exists():
@@ -60,7 +61,7 @@ def _check_campaign(player, campaign: Campaign | None) -> None:
 @transaction.atomic
 def character_create(
     *,
-    player,
+    player: User,
     name: str,
     creation_method: str = CreationMethod.AS_YOU_GO,
     concept: str = "",
@@ -111,7 +112,7 @@ DETAIL_FIELDS = ("name", "concept", "trait_1", "trait_2", "trait_3", "portrait",
 
 
 @transaction.atomic
-def character_details_update(*, character: Character, actor, **fields: str) -> Character:
+def character_details_update(*, character: Character, actor: User, **fields: str) -> Character:
     """Change the words on the sheet: name, concept, traits, portrait, notes."""
     unknown = set(fields) - set(DETAIL_FIELDS)
     if unknown:
@@ -125,7 +126,9 @@ def character_details_update(*, character: Character, actor, **fields: str) -> C
 
 
 @transaction.atomic
-def character_campaign_join(*, character: Character, actor, campaign: Campaign | None) -> Character:
+def character_campaign_join(
+    *, character: Character, actor: User, campaign: Campaign | None
+) -> Character:
     """Bring the character into a campaign its player plays in (None: leave it)."""
     lock(character)
     _check_campaign(character.player, campaign)
@@ -135,7 +138,10 @@ def character_campaign_join(*, character: Character, actor, campaign: Campaign |
 
 
 def _creation_change(
-    character: Character, actor, note: str, change: Callable[[list[Ability], list[Follower]], T]
+    character: Character,
+    actor: User,
+    note: str,
+    change: Callable[[list[Ability], list[Follower]], T],
 ) -> T:
     """Apply `change` to a sheet still being created, then check the whole sheet.
 
@@ -225,7 +231,7 @@ def _check_kind(
 def character_ability_add(
     *,
     character: Character,
-    actor,
+    actor: User,
     name: str,
     kind: str = AbilityKind.STANDALONE,
     rating: int | None = None,
@@ -278,7 +284,7 @@ def character_ability_add(
 def character_ability_update(
     *,
     character: Character,
-    actor,
+    actor: User,
     ability: Ability,
     name: str | None = None,
     description: str | None = None,
@@ -312,7 +318,7 @@ def character_ability_update(
 
 
 @transaction.atomic
-def character_ability_remove(*, character: Character, actor, ability: Ability) -> None:
+def character_ability_remove(*, character: Character, actor: User, ability: Ability) -> None:
     """Take an ability off a sheet in creation (a keyword takes its breakouts along)."""
 
     def remove(rows: list[Ability], followers: list[Follower]) -> None:
@@ -328,7 +334,7 @@ def character_ability_remove(*, character: Character, actor, ability: Ability) -
 def character_concept_set(
     *,
     character: Character,
-    actor,
+    actor: User,
     defining: Ability | None = None,
     distinguishing: Ability | None = None,
     free_keyword: Ability | None = None,
@@ -363,7 +369,7 @@ def character_concept_set(
 def character_sidekick_set(
     *,
     character: Character,
-    actor,
+    actor: User,
     name: str,
     description: str = "",
     abilities: Sequence[tuple[str, int, str]] = (),
@@ -421,7 +427,7 @@ def write_sidekick_abilities(
 
 @transaction.atomic
 def character_follower_add(
-    *, character: Character, actor, name: str, description: str = ""
+    *, character: Character, actor: User, name: str, description: str = ""
 ) -> Follower:
     """A retainer (§6.5.3): a helper or staff, used through an ability to augment."""
     lock(character)
@@ -434,7 +440,7 @@ def character_follower_add(
 
 
 @transaction.atomic
-def character_follower_remove(*, character: Character, actor, follower: Follower) -> None:
+def character_follower_remove(*, character: Character, actor: User, follower: Follower) -> None:
     """A follower leaves (a lost sidekick takes its abilities along, §6.5.2)."""
     lock(character)
     follower = character.followers.filter(pk=follower.pk).first()
@@ -455,7 +461,7 @@ def character_follower_remove(*, character: Character, actor, follower: Follower
 
 
 @transaction.atomic
-def character_prose_set(*, character: Character, actor, prose: str) -> Character:
+def character_prose_set(*, character: Character, actor: User, prose: str) -> Character:
     """The prose method's paragraph (§3.6); the phrases already taken must still occur."""
 
     def write(rows: list[Ability], followers: list[Follower]) -> Character:
@@ -468,7 +474,7 @@ def character_prose_set(*, character: Character, actor, prose: str) -> Character
 
 
 @transaction.atomic
-def character_creation_finish(*, character: Character, actor) -> Character:
+def character_creation_finish(*, character: Character, actor: User) -> Character:
     """Close creation once the engine finds no problem with the finished sheet (§3.1
     step 6: 12 abilities; the list method spends all 20 points, §2.20.1)."""
     lock(character)

@@ -9,6 +9,7 @@ undo it while it is the latest (`follower_step_revert`, called by the undo servi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -16,6 +17,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from contests.rules.creation import validate_sidekick
+from questworlds_site.accounts.models import User
 
 from ..models import Ability, Character, Follower, LedgerEntry, LedgerReason, LedgerStep
 from ..translate import to_rules_sidekick
@@ -27,7 +29,7 @@ SNAPSHOT_FIELDS = ("kind", "name", "description", "origin", "lost_at", "lost_rea
 NO_HERO_POINT = "no hero point spent (§6.5.2)"
 
 
-def _snapshot(follower: Follower, *, created: bool = False) -> dict:
+def _snapshot(follower: Follower, *, created: bool = False) -> dict[str, Any]:
     fields = {name: getattr(follower, name) for name in SNAPSHOT_FIELDS}
     fields["lost_at"] = follower.lost_at.isoformat() if follower.lost_at else None
     return {
@@ -107,7 +109,7 @@ def _sidekick_abilities(
 
 @transaction.atomic
 def character_sidekick_lose(
-    *, character: Character, actor, follower: Follower, reason: str
+    *, character: Character, actor: User, follower: Follower, reason: str
 ) -> Follower:
     """The sidekick is killed or leaves your service for good (§6.5.2): it stays on
     record as lost, with the reason, and its abilities are no longer yours to use."""
@@ -155,7 +157,7 @@ def character_sidekick_lose(
 def character_sidekick_replace(
     *,
     character: Character,
-    actor,
+    actor: User,
     name: str,
     origin: str,
     description: str = "",
@@ -193,7 +195,7 @@ def character_sidekick_replace(
 def character_retainer_promote(
     *,
     character: Character,
-    actor,
+    actor: User,
     retainer: Follower,
     name: str,
     origin: str,

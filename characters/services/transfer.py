@@ -10,6 +10,7 @@ from django.utils.dateparse import parse_datetime
 
 from contests.rules import advancement as rules
 from contests.rules.errors import RulesError
+from questworlds_site.accounts.models import User
 
 from ..models import (
     Ability,
@@ -26,7 +27,7 @@ from .base import clean, entry, invalid, ledger_step, row_entries
 from .creation import rate_flaws
 
 
-def _field(data: dict, key: str, kind: type, default: Any = None, where: str = "") -> Any:
+def _field(data: dict[str, Any], key: str, kind: type, default: Any = None, where: str = "") -> Any:
     value = data.get(key, default)
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise ValidationError(f"{where}{key} must be a whole number, not {value!r}.")
@@ -81,7 +82,7 @@ def _save_imported(row: Ability, where: str) -> None:
 
 
 @transaction.atomic
-def character_import(*, player, data: Any) -> Character:
+def character_import(*, player: User, data: Any) -> Character:
     """Create a character from an export (see selectors.character_export). The file is
     checked as a whole (shape, then the rules engine); a bad file creates nothing."""
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:

@@ -3,8 +3,10 @@ declined, and the classic economy's raises and new abilities (§7)."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.views.decorators.http import require_POST
+
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import services
 from ..access import get_character_for_owner
@@ -12,7 +14,7 @@ from .respond import ability_of, submit
 
 
 @require_POST
-def hero_point_spend(request: HttpRequest, character_id: int) -> HttpResponse:
+def hero_point_spend(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -28,7 +30,7 @@ def hero_point_spend(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def advance_buy(request: HttpRequest, character_id: int) -> HttpResponse:
+def advance_buy(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -42,7 +44,7 @@ def advance_buy(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def catch_up(request: HttpRequest, character_id: int, ability_id: int) -> HttpResponse:
+def catch_up(request: AuthenticatedRequest, character_id: int, ability_id: int) -> HttpResponse:
     """Take (with up to three abilities) or decline the catch-up `ability` offers."""
     character, _ = get_character_for_owner(request.user, character_id)
     trigger = ability_of(character, ability_id)
@@ -68,7 +70,7 @@ def catch_up(request: HttpRequest, character_id: int, ability_id: int) -> HttpRe
 
 
 @require_POST
-def classic_raise(request: HttpRequest, character_id: int) -> HttpResponse:
+def classic_raise(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -82,7 +84,7 @@ def classic_raise(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def sidekick_raise(request: HttpRequest, character_id: int) -> HttpResponse:
+def sidekick_raise(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     """+1 to the sidekick's ability for a hero point (§6.5.1)."""
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
@@ -97,7 +99,7 @@ def sidekick_raise(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def classic_new(request: HttpRequest, character_id: int) -> HttpResponse:
+def classic_new(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,

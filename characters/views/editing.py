@@ -3,9 +3,11 @@ concept's abilities, the prose paragraph, and finishing creation (§3)."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
+
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, services
 from ..access import get_character_for_owner, get_character_for_user
@@ -14,7 +16,7 @@ from .respond import ability_of, submit
 
 
 @require_http_methods(["GET", "POST"])
-def character_field(request: HttpRequest, character_id: int, field: str) -> HttpResponse:
+def character_field(request: AuthenticatedRequest, character_id: int, field: str) -> HttpResponse:
     """One text of the sheet, in place: GET shows it (or its form with ?edit), POST saves."""
     if field not in services.DETAIL_FIELDS:
         raise Http404("No such field")
@@ -54,7 +56,7 @@ def character_field(request: HttpRequest, character_id: int, field: str) -> Http
 
 
 @require_POST
-def character_campaign(request: HttpRequest, character_id: int) -> HttpResponse:
+def character_campaign(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -68,7 +70,7 @@ def character_campaign(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def ability_add(request: HttpRequest, character_id: int) -> HttpResponse:
+def ability_add(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -91,7 +93,7 @@ def ability_add(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def ability_edit(request: HttpRequest, character_id: int, ability_id: int) -> HttpResponse:
+def ability_edit(request: AuthenticatedRequest, character_id: int, ability_id: int) -> HttpResponse:
     """GET: the ability's line as a form, in place; POST: save it."""
     character, access = get_character_for_owner(request.user, character_id)
     ability = ability_of(character, ability_id)
@@ -130,7 +132,9 @@ def ability_edit(request: HttpRequest, character_id: int, ability_id: int) -> Ht
 
 
 @require_POST
-def ability_remove(request: HttpRequest, character_id: int, ability_id: int) -> HttpResponse:
+def ability_remove(
+    request: AuthenticatedRequest, character_id: int, ability_id: int
+) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     ability = ability_of(character, ability_id)
     return submit(
@@ -145,7 +149,7 @@ def ability_remove(request: HttpRequest, character_id: int, ability_id: int) -> 
 
 
 @require_POST
-def concept_set(request: HttpRequest, character_id: int) -> HttpResponse:
+def concept_set(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -163,7 +167,7 @@ def concept_set(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def prose_set(request: HttpRequest, character_id: int) -> HttpResponse:
+def prose_set(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -177,7 +181,7 @@ def prose_set(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def creation_finish(request: HttpRequest, character_id: int) -> HttpResponse:
+def creation_finish(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,

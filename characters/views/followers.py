@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from questworlds_site import inputs
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, services
 from ..access import get_character_for_owner, get_character_for_player_or_gm
@@ -18,7 +19,7 @@ from .respond import named_form, submit
 
 
 @require_POST
-def sidekick_set(request: HttpRequest, character_id: int) -> HttpResponse:
+def sidekick_set(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -36,7 +37,7 @@ def sidekick_set(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def retainer_add(request: HttpRequest, character_id: int) -> HttpResponse:
+def retainer_add(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     return submit(
         request,
@@ -50,7 +51,9 @@ def retainer_add(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def follower_remove(request: HttpRequest, character_id: int, follower_id: int) -> HttpResponse:
+def follower_remove(
+    request: AuthenticatedRequest, character_id: int, follower_id: int
+) -> HttpResponse:
     character, _ = get_character_for_owner(request.user, character_id)
     follower = get_object_or_404(character.followers, pk=follower_id)
     return submit(
@@ -65,7 +68,9 @@ def follower_remove(request: HttpRequest, character_id: int, follower_id: int) -
 
 
 @require_POST
-def sidekick_lose(request: HttpRequest, character_id: int, follower_id: int) -> HttpResponse:
+def sidekick_lose(
+    request: AuthenticatedRequest, character_id: int, follower_id: int
+) -> HttpResponse:
     """The player or the GM records the sidekick killed or gone for good (§6.5.2)."""
     character, _ = get_character_for_player_or_gm(request.user, character_id)
     follower = get_object_or_404(character.followers, pk=follower_id)
@@ -90,7 +95,7 @@ def _retainer(character: Character, value: str | None) -> Follower | None:
 
 
 @require_http_methods(["GET", "POST"])
-def sidekick_new(request: HttpRequest, character_id: int) -> HttpResponse:
+def sidekick_new(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     """GET: the new-sidekick form in place (`?retainer=<id>`: promoting that retainer,
     its name filled in); POST: the new sidekick, without a hero point (§6.5.2)."""
     character, access = get_character_for_player_or_gm(request.user, character_id)

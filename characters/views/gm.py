@@ -3,9 +3,11 @@ applied, healed, cleared and waned, and the ledger's latest step undone."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_POST
+
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import services
 from ..access import get_character_for_gm
@@ -13,7 +15,7 @@ from .respond import submit
 
 
 @require_POST
-def hero_points_award(request: HttpRequest, character_id: int) -> HttpResponse:
+def hero_points_award(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     return submit(
         request,
@@ -27,7 +29,7 @@ def hero_points_award(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def directed_improvement(request: HttpRequest, character_id: int) -> HttpResponse:
+def directed_improvement(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     return submit(
         request,
@@ -45,7 +47,7 @@ def directed_improvement(request: HttpRequest, character_id: int) -> HttpRespons
 
 
 @require_POST
-def directed_new_ability(request: HttpRequest, character_id: int) -> HttpResponse:
+def directed_new_ability(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     return submit(
         request,
@@ -63,7 +65,7 @@ def directed_new_ability(request: HttpRequest, character_id: int) -> HttpRespons
 
 
 @require_POST
-def condition_apply(request: HttpRequest, character_id: int) -> HttpResponse:
+def condition_apply(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     return submit(
         request,
@@ -81,7 +83,9 @@ def condition_apply(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def condition_heal(request: HttpRequest, character_id: int, condition_id: int) -> HttpResponse:
+def condition_heal(
+    request: AuthenticatedRequest, character_id: int, condition_id: int
+) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     condition = get_object_or_404(character.conditions, pk=condition_id)
     return submit(
@@ -101,7 +105,7 @@ def condition_heal(request: HttpRequest, character_id: int, condition_id: int) -
 
 @require_POST
 def condition_wherewithal(
-    request: HttpRequest, character_id: int, condition_id: int
+    request: AuthenticatedRequest, character_id: int, condition_id: int
 ) -> HttpResponse:
     """The GM records a doomed character's contest of wherewithal (§2.11.1.5)."""
     character, _ = get_character_for_gm(request.user, character_id)
@@ -123,7 +127,9 @@ def condition_wherewithal(
 
 
 @require_POST
-def condition_clear(request: HttpRequest, character_id: int, condition_id: int) -> HttpResponse:
+def condition_clear(
+    request: AuthenticatedRequest, character_id: int, condition_id: int
+) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     condition = get_object_or_404(character.conditions, pk=condition_id)
     return submit(
@@ -138,7 +144,7 @@ def condition_clear(request: HttpRequest, character_id: int, condition_id: int) 
 
 
 @require_POST
-def conditions_wane(request: HttpRequest, character_id: int) -> HttpResponse:
+def conditions_wane(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     return submit(
         request,
@@ -152,7 +158,7 @@ def conditions_wane(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_POST
-def step_undo(request: HttpRequest, character_id: int) -> HttpResponse:
+def step_undo(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_gm(request.user, character_id)
     return submit(
         request,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods
@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from campaigns.access import get_campaign_for_user
 from campaigns.models import Role
 from questworlds_site import inputs
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, services
 from ..access import get_character_for_owner, get_character_for_user
@@ -21,7 +22,7 @@ from .respond import PAGES, page_context
 
 
 @require_GET
-def character_list(request: HttpRequest) -> HttpResponse:
+def character_list(request: AuthenticatedRequest) -> HttpResponse:
     """My characters, and a roster link for each campaign I run."""
     context = {
         "characters": characters_of_player(request.user),
@@ -31,7 +32,7 @@ def character_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def character_create(request: HttpRequest) -> HttpResponse:
+def character_create(request: AuthenticatedRequest) -> HttpResponse:
     """The wizard's first step: name, concept, method, campaign, traits (§3)."""
     # A player who just joined by invitation arrives with the campaign chosen.
     campaign_id = inputs.an_id(request.GET.get("campaign"))
@@ -58,7 +59,7 @@ def character_create(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def character_sheet(request: HttpRequest, character_id: int) -> HttpResponse:
+def character_sheet(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, access = get_character_for_user(request.user, character_id)
     if request.htmx:
         return render(request, PAGES["sheet"], page_context(character, access))
@@ -66,7 +67,7 @@ def character_sheet(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_GET
-def character_wizard(request: HttpRequest, character_id: int) -> HttpResponse:
+def character_wizard(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, access = get_character_for_owner(request.user, character_id)
     if character.creation_complete:
         return redirect("characters:sheet", character.pk)
@@ -76,7 +77,7 @@ def character_wizard(request: HttpRequest, character_id: int) -> HttpResponse:
 
 
 @require_GET
-def character_roster(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def character_roster(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The GM's roster of a campaign's characters."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     if role != Role.GM:
@@ -86,7 +87,7 @@ def character_roster(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_GET
-def character_export_json(request: HttpRequest, character_id: int) -> HttpResponse:
+def character_export_json(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character, _ = get_character_for_user(request.user, character_id)
     response = JsonResponse(character_export(character), json_dumps_params={"indent": 2})
     filename = slugify(character.name) or "character"
@@ -95,7 +96,7 @@ def character_export_json(request: HttpRequest, character_id: int) -> HttpRespon
 
 
 @require_http_methods(["GET", "POST"])
-def character_import(request: HttpRequest) -> HttpResponse:
+def character_import(request: AuthenticatedRequest) -> HttpResponse:
     form = forms.ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:

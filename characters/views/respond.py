@@ -14,10 +14,12 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.forms import Form
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
+
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, services
 from ..access import CharacterAccess, get_character_for_user
@@ -156,7 +158,7 @@ def _offered(character: Character, access: CharacterAccess) -> list[str]:
 
 
 def respond(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     character_id: int,
     *,
     failed: dict[str, Form] | None = None,
@@ -203,7 +205,7 @@ def _error_lines(form: Form) -> list[str]:
 
 
 def submit(
-    request: HttpRequest,
+    request: AuthenticatedRequest,
     character: Character,
     name: str,
     run: Callable[[dict[str, Any]], Any],

@@ -5,6 +5,7 @@ input into plain messages, and recording a step with the changes the rules engin
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 
@@ -14,6 +15,7 @@ from contests.models import Contest
 from contests.rules import community as rules
 from contests.rules.errors import RulesError
 from contests.rules.ratings import Rating
+from questworlds_site.accounts.models import User
 
 from ..models import Community, CommunityStep, Resource, ResourceChange
 from ..selectors import has_play_history
@@ -25,7 +27,7 @@ def invalid(exc: RulesError) -> ValidationError:
     return ValidationError(str(exc))
 
 
-def require_gm(campaign: Campaign, actor) -> None:
+def require_gm(campaign: Campaign, actor: User) -> None:
     if campaign_role(campaign, actor) != Role.GM:
         raise PermissionDenied("Only the campaign's GM may do that.")
 
@@ -61,7 +63,7 @@ def contest_of(community: Community, contest_id: int | None) -> Contest | None:
     return contest
 
 
-def level_of(outcome_level) -> int:
+def level_of(outcome_level: rules.OutcomeLike) -> int:
     try:
         return rules.outcome_level(outcome_level)
     except RulesError as exc:
@@ -105,7 +107,9 @@ def require_setup(community: Community) -> None:
         )
 
 
-def record_step(community: Community, *, actor, kind: str, summary: str, **fields) -> CommunityStep:
+def record_step(
+    community: Community, *, actor: User, kind: str, summary: str, **fields: Any
+) -> CommunityStep:
     """Record one action on the community (in the current interval unless told)."""
     step = CommunityStep(
         community=community,
@@ -141,11 +145,11 @@ def record_changes(
 def run_rule(
     community: Community,
     *,
-    actor,
+    actor: User,
     kind: str,
     summary: str | Callable[[rules.Community], str],
     action: RulesAction,
-    **fields,
+    **fields: Any,
 ) -> CommunityStep:
     """Apply one rule to the community through the rules engine and record it: the
     step, each change the engine reports, and the new columns."""

@@ -25,6 +25,7 @@ from contests.rules.errors import RulesError
 from contests.rules.modifiers import Modifier, target_number
 from contests.rules.ratings import normalise_level, resistance
 from contests.rules.simple import simple_contest
+from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community
 from ..models import Community, CommunityStep, DrawStatus, Resource, ResourceDraw, StepKind, UsedAs
@@ -57,7 +58,7 @@ class SettledDraw:
 def community_draw_start(
     *,
     community: Community,
-    actor,
+    actor: User,
     resource: Resource,
     character: Character,
     ability: Ability,
@@ -183,7 +184,11 @@ def community_draw_start(
 
 @transaction.atomic
 def community_draw_settle(
-    *, draw: ResourceDraw, actor, outcome_level, contest_id: int | None = None
+    *,
+    draw: ResourceDraw,
+    actor: User,
+    outcome_level: rules.OutcomeLike,
+    contest_id: int | None = None,
 ) -> SettledDraw:
     """The contest that used the resource is decided: deplete the resource by the
     Resource Depletion Table (§8.2; it replaces the usual consequences of defeat).

@@ -13,6 +13,7 @@ from campaigns.models import Campaign
 from contests.rules import Roller, d20
 from contests.rules import community as rules
 from contests.rules.errors import RulesError
+from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community
 from ..models import Community, CommunityStep, IntervalRecord, Resource, StepKind, rating_text
@@ -35,7 +36,7 @@ def _rolls(names: Sequence[str], roller: Roller) -> dict[str, tuple[int, int]]:
 
 @transaction.atomic
 def community_background_events(
-    *, community: Community, actor, roller: Roller = d20
+    *, community: Community, actor: User, roller: Roller = d20
 ) -> CommunityStep:
     """Each resource rolls against the average of all resources, once per interval,
     without augments or hero points; the Resource Fluctuation Table's modifier goes to
@@ -61,7 +62,9 @@ def community_background_events(
 
 
 @transaction.atomic
-def community_crisis_tests(*, community: Community, actor, roller: Roller = d20) -> CommunityStep:
+def community_crisis_tests(
+    *, community: Community, actor: User, roller: Roller = d20
+) -> CommunityStep:
     """At a session's start, each resource with a penalty rolls against the average of
     all resources; a defeat starts a crisis, or worsens it (§8.2.5). Once per session.
     GM only."""
@@ -91,7 +94,7 @@ def community_crisis_tests(*, community: Community, actor, roller: Roller = d20)
 
 
 def community_session_start(
-    *, campaign: Campaign, actor, roller: Roller = d20
+    *, campaign: Campaign, actor: User, roller: Roller = d20
 ) -> CommunityStep | None:
     """What the campaign's community does as a session starts (§8.2.5): when a resource
     carries a penalty, the crisis tests. None when the campaign tracks no community or
@@ -105,7 +108,7 @@ def community_session_start(
 
 @transaction.atomic
 def community_crisis_narrate(
-    *, community: Community, actor, resource: Resource, text: str
+    *, community: Community, actor: User, resource: Resource, text: str
 ) -> Resource:
     """The GM narrates what the crisis in a resource looks like (§8.2.5); the page
     shows it until the crisis is reversed or the interval ends."""
@@ -127,7 +130,9 @@ def community_crisis_narrate(
 
 
 @transaction.atomic
-def community_interval_end(*, community: Community, actor, interval: int) -> CommunityStep | None:
+def community_interval_end(
+    *, community: Community, actor: User, interval: int
+) -> CommunityStep | None:
     """End interval `interval` (§8.3): PC-column bonuses raise ratings (+1 per 3, at
     most +3), Total penalties lower them (-1 per 3, at most -2), every modifier resets
     and the next interval's notation table starts (its background events come next).

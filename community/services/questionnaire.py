@@ -13,6 +13,7 @@ from django.db.models import Max
 
 from campaigns.access import campaign_role
 from campaigns.models import Role
+from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community
 from ..models import Answer, AnswerMode, Choice, Community, Question
@@ -27,7 +28,7 @@ MAX_CHOICES = 6
 def question_add(
     *,
     community: Community,
-    actor,
+    actor: User,
     text: str,
     choices: Sequence[tuple[str, Mapping[int, int]]],
 ) -> Question:
@@ -66,7 +67,7 @@ def question_add(
 
 
 @transaction.atomic
-def question_remove(*, question: Question, actor) -> None:
+def question_remove(*, question: Question, actor: User) -> None:
     community = lock(question.community)
     require_gm(community.campaign, actor)
     require_setup(community)
@@ -74,7 +75,7 @@ def question_remove(*, question: Question, actor) -> None:
 
 
 @transaction.atomic
-def questionnaire_answer(*, question: Question, actor, choice: Choice) -> Answer:
+def questionnaire_answer(*, question: Question, actor: User, choice: Choice) -> Answer:
     """A player answers (their own answer, or the group's when the community takes
     one answer per question); the GM may record the group's answer too."""
     community = lock(question.community)
@@ -98,7 +99,7 @@ def questionnaire_answer(*, question: Question, actor, choice: Choice) -> Answer
 
 
 @transaction.atomic
-def community_spread_from_questionnaire(*, community: Community, actor) -> Community:
+def community_spread_from_questionnaire(*, community: Community, actor: User) -> Community:
     """Rank the resources by their questionnaire scores (ties: in the order listed) and
     give them the §8.1.3 spread, highest score highest rating."""
     community = lock(community)

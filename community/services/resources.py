@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from contests.rules import community as rules
+from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community
 from ..models import Community, CommunityStep, Resource, StepKind
@@ -22,7 +23,7 @@ ResourceRule = Callable[[rules.Community, str, str], list[rules.ResourceChange]]
 def _on_resource(
     community: Community,
     *,
-    actor,
+    actor: User,
     resource: Resource,
     kind: str,
     summary: Callable[[Resource], str],
@@ -58,9 +59,9 @@ def _on_resource(
 def community_penalty_from_defeat(
     *,
     community: Community,
-    actor,
+    actor: User,
     resource: Resource,
-    outcome_level=None,
+    outcome_level: rules.OutcomeLike = None,
     states: Sequence[str] | None = None,
     contest_id: int | None = None,
     reason: str = "",
@@ -98,7 +99,7 @@ def community_penalty_from_defeat(
 def community_concede(
     *,
     community: Community,
-    actor,
+    actor: User,
     resource: Resource,
     contest_id: int | None = None,
     reason: str = "",
@@ -121,9 +122,9 @@ def community_concede(
 def community_bolster(
     *,
     community: Community,
-    actor,
+    actor: User,
     resource: Resource,
-    outcome_level,
+    outcome_level: rules.OutcomeLike,
     contest_id: int | None = None,
     reason: str = "",
 ) -> CommunityStep:
@@ -146,7 +147,7 @@ def community_bolster(
 def community_cement(
     *,
     community: Community,
-    actor,
+    actor: User,
     resource: Resource,
     contest_id: int | None = None,
     reason: str = "",
@@ -169,7 +170,7 @@ def community_cement(
 def community_plot_event(
     *,
     community: Community,
-    actor,
+    actor: User,
     resource: Resource,
     change: int,
     reason: str,

@@ -13,6 +13,7 @@ from django.db import transaction
 from campaigns.models import Campaign
 from contests.rules import community as rules
 from contests.rules.errors import RulesError
+from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community
 from ..models import (
@@ -42,7 +43,7 @@ from .base import (
 def community_create(
     *,
     campaign: Campaign,
-    actor,
+    actor: User,
     name: str,
     description: str = "",
     interval_name: str = "season",
@@ -76,7 +77,7 @@ def community_create(
 def community_update(
     *,
     community: Community,
-    actor,
+    actor: User,
     name: str,
     description: str = "",
     interval_name: str = "season",
@@ -108,7 +109,7 @@ def community_update(
 
 
 def _setup_step(
-    community: Community, actor, summary: str, changed: Sequence[tuple[Resource, int | None]]
+    community: Community, actor: User, summary: str, changed: Sequence[tuple[Resource, int | None]]
 ) -> CommunityStep:
     """Record a setup change of ratings: (resource, rating before or None if new)."""
     step = record_step(community, actor=actor, kind=StepKind.SETUP, summary=summary)
@@ -127,7 +128,9 @@ def _setup_step(
 
 
 @transaction.atomic
-def community_found(*, community: Community, actor, ranked_names: Sequence[str]) -> list[Resource]:
+def community_found(
+    *, community: Community, actor: User, ranked_names: Sequence[str]
+) -> list[Resource]:
     """Five resources with the §8.1.3 spread, highest first: 12W, 9W, 18, 18, 12.
     Only for a community without resources."""
     community = lock(community)
@@ -160,7 +163,7 @@ def community_found(*, community: Community, actor, ranked_names: Sequence[str])
 
 
 @transaction.atomic
-def resource_add(*, community: Community, actor, name: str, rating: int | str) -> Resource:
+def resource_add(*, community: Community, actor: User, name: str, rating: int | str) -> Resource:
     """A new resource (at most five, §8.1.1), rated `14`, `12W` or `9W`."""
     community = lock(community)
     require_gm(community.campaign, actor)
@@ -180,7 +183,7 @@ def resource_add(*, community: Community, actor, name: str, rating: int | str) -
 
 @transaction.atomic
 def resource_update(
-    *, resource: Resource, actor, name: str, rating: int | str | None = None
+    *, resource: Resource, actor: User, name: str, rating: int | str | None = None
 ) -> Resource:
     """Rename a resource (any time) or correct its rating (during setup only; in play,
     ratings change through the rules or a plot event)."""
@@ -207,7 +210,7 @@ def resource_update(
 
 
 @transaction.atomic
-def resource_remove(*, resource: Resource, actor) -> None:
+def resource_remove(*, resource: Resource, actor: User) -> None:
     """Remove a resource during setup (in play its history must stay)."""
     community = lock(resource.community)
     require_gm(community.campaign, actor)
@@ -218,7 +221,7 @@ def resource_remove(*, resource: Resource, actor) -> None:
     broadcast_community(community)
 
 
-def assign_spread(community: Community, actor, ranked: Sequence[Resource], why: str) -> None:
+def assign_spread(community: Community, actor: User, ranked: Sequence[Resource], why: str) -> None:
     resources = resources_of(community)
     ranked_ids = [r.pk for r in ranked]
     if sorted(ranked_ids) != sorted(r.pk for r in resources) or len(set(ranked_ids)) != len(
@@ -246,7 +249,7 @@ def assign_spread(community: Community, actor, ranked: Sequence[Resource], why: 
 
 @transaction.atomic
 def community_spread_assign(
-    *, community: Community, actor, ranked: Sequence[Resource]
+    *, community: Community, actor: User, ranked: Sequence[Resource]
 ) -> Community:
     """Give five resources the §8.1.3 spread in the GM's order, highest first."""
     community = lock(community)
@@ -259,7 +262,7 @@ def community_spread_assign(
 
 @transaction.atomic
 def required_use_add(
-    *, community: Community, actor, resource: Resource, action: str
+    *, community: Community, actor: User, resource: Resource, action: str
 ) -> RequiredResourceUse:
     """Setting design (§8.2.1): `action` always requires drawing on `resource`."""
     community = lock(community)
@@ -274,7 +277,7 @@ def required_use_add(
 
 
 @transaction.atomic
-def required_use_remove(*, required_use: RequiredResourceUse, actor) -> None:
+def required_use_remove(*, required_use: RequiredResourceUse, actor: User) -> None:
     community = lock(required_use.community)
     require_gm(community.campaign, actor)
     required_use.delete()

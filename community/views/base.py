@@ -8,10 +8,11 @@ from collections.abc import Callable
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.forms import Form
-from django.http import Http404, HttpRequest
+from django.http import Http404
 
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user
 from campaigns.models import Campaign
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import services
 from ..models import Community, ResourceDraw
@@ -41,14 +42,16 @@ def resources_of(community: Community) -> list:
     return list(community.resources.all())
 
 
-def form_errors(request: HttpRequest, form: Form) -> None:
+def form_errors(request: AuthenticatedRequest, form: Form) -> None:
     for field, errors in form.errors.items():
         label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
         for error in errors:
             messages.error(request, f"{label}: {error}" if label else error)
 
 
-def attempt(request: HttpRequest, form: Form | None, act: Callable[[], str | None]) -> bool:
+def attempt(
+    request: AuthenticatedRequest, form: Form | None, act: Callable[[], str | None]
+) -> bool:
     """Run a service when the form is valid; its message (or the error) for the page.
     False when refused (the form's errors or the service's): the view then answers 400
     with the page, the errors among its messages, and nothing has changed."""

@@ -4,9 +4,11 @@ only, so the flows work without the live table."""
 from __future__ import annotations
 
 from django.forms import Form
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
+
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, selectors, services
 from ..models import Community, ResourceDraw
@@ -35,14 +37,16 @@ def _resource_form(community: Community, name: str, data=None) -> Form:
 
 
 @require_GET
-def draws(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def draws(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The GM's page to draw on resources, penalise, bolster and concede by hand, so the
     flows work without the live table."""
     community = community_for_gm(request.user, campaign_id)
     return _draws_page(request, community)
 
 
-def _draws_page(request: HttpRequest, community: Community, status: int = 200) -> HttpResponse:
+def _draws_page(
+    request: AuthenticatedRequest, community: Community, status: int = 200
+) -> HttpResponse:
     """The draws page; with status 400, after a refused action (its messages)."""
     context = {
         "campaign": community.campaign,
@@ -56,7 +60,7 @@ def _draws_page(request: HttpRequest, community: Community, status: int = 200) -
 
 
 @require_POST
-def draw_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def draw_start(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = _start_form(community, request.POST)
 
@@ -73,7 +77,7 @@ def draw_start(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def draw_settle(request: HttpRequest, campaign_id: int, draw_id: int) -> HttpResponse:
+def draw_settle(request: AuthenticatedRequest, campaign_id: int, draw_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     draw = get_object_or_404(ResourceDraw, pk=draw_id, community=community)
     form = forms.SettleForm(request.POST, campaign_id=campaign_id)
@@ -99,7 +103,7 @@ def draw_settle(request: HttpRequest, campaign_id: int, draw_id: int) -> HttpRes
 
 
 def _resource_action(
-    request: HttpRequest, campaign_id: int, form_name: str, service, done: str
+    request: AuthenticatedRequest, campaign_id: int, form_name: str, service, done: str
 ) -> HttpResponse:
     """A penalty, bolstering or withdrawal by hand: the form's fields are the service's
     arguments (the contest number becomes its id)."""
@@ -118,7 +122,7 @@ def _resource_action(
 
 
 @require_POST
-def penalty(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def penalty(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return _resource_action(
         request,
         campaign_id,
@@ -129,14 +133,14 @@ def penalty(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def bolster(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def bolster(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return _resource_action(
         request, campaign_id, "bolster_form", services.community_bolster, "{resource} bolstered."
     )
 
 
 @require_POST
-def concede(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def concede(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return _resource_action(
         request,
         campaign_id,

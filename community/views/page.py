@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user
 from campaigns.models import Role
 from questworlds_site import inputs
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, selectors, services
 from ..models import Community
@@ -19,12 +20,14 @@ from .base import attempt, community_for_gm, community_for_user, resources_of
 
 
 @require_GET
-def community_page(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def community_page(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The community page: every member reads it; the GM also runs the interval."""
     return page_response(request, campaign_id)
 
 
-def page_response(request: HttpRequest, campaign_id: int, status: int = 200) -> HttpResponse:
+def page_response(
+    request: AuthenticatedRequest, campaign_id: int, status: int = 200
+) -> HttpResponse:
     """The community page; with status 400, after a refused action (its messages)."""
     campaign, role = get_campaign_for_user(request.user, campaign_id)
     community = Community.objects.filter(campaign=campaign).first()
@@ -44,7 +47,7 @@ def page_response(request: HttpRequest, campaign_id: int, status: int = 200) -> 
 
 
 @require_GET
-def notation(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def notation(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The notation table alone: what a page fetches after its socket reconnects."""
     campaign, role, community = community_for_user(request.user, campaign_id)
     context = {**selectors.notation_context(community), "oob": False}
@@ -52,7 +55,7 @@ def notation(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def community_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def community_create(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     campaign = get_campaign_for_gm(request.user, campaign_id)
     form = forms.CommunityForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -72,7 +75,7 @@ def community_create(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def community_edit(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def community_edit(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.CommunityForm(request.POST or None, instance=community)
     if request.method == "POST" and form.is_valid():
@@ -100,7 +103,7 @@ def community_edit(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def background_events(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def background_events(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
 
     def act() -> str:
@@ -113,7 +116,7 @@ def background_events(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def crisis_tests(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def crisis_tests(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
 
     def act() -> str:
@@ -127,7 +130,7 @@ def crisis_tests(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def interval_end(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def interval_end(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.IntervalEndForm(request.POST)
 
@@ -147,7 +150,7 @@ def interval_end(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def plot_event(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def plot_event(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.PlotEventForm(
         request.POST, resources=resources_of(community), campaign_id=campaign_id
@@ -171,7 +174,7 @@ def plot_event(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def cement(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResponse:
+def cement(request: AuthenticatedRequest, campaign_id: int, resource_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     resource = get_object_or_404(community.resources, pk=resource_id)
     form = forms.ReasonForm(request.POST, campaign_id=campaign_id)
@@ -192,7 +195,9 @@ def cement(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResp
 
 
 @require_POST
-def crisis_narrate(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResponse:
+def crisis_narrate(
+    request: AuthenticatedRequest, campaign_id: int, resource_id: int
+) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     resource = get_object_or_404(community.resources, pk=resource_id)
     form = forms.CrisisNoteForm(request.POST)

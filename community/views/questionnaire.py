@@ -4,12 +4,13 @@ spread assigned from them."""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.models import Role
 from questworlds_site import inputs
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, selectors, services
 from ..models import Question
@@ -18,11 +19,13 @@ from .page import page_response
 
 
 @require_GET
-def questionnaire(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def questionnaire(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return _questionnaire_page(request, campaign_id)
 
 
-def _questionnaire_page(request: HttpRequest, campaign_id: int, status: int = 200) -> HttpResponse:
+def _questionnaire_page(
+    request: AuthenticatedRequest, campaign_id: int, status: int = 200
+) -> HttpResponse:
     """The questionnaire; with status 400, after a refused action (its messages)."""
     campaign, role, community = community_for_user(request.user, campaign_id)
     context = {
@@ -38,7 +41,7 @@ def _questionnaire_page(request: HttpRequest, campaign_id: int, status: int = 20
 
 
 @require_POST
-def question_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def question_add(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.QuestionForm(request.POST, resources=resources_of(community))
 
@@ -57,7 +60,9 @@ def question_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def question_remove(request: HttpRequest, campaign_id: int, question_id: int) -> HttpResponse:
+def question_remove(
+    request: AuthenticatedRequest, campaign_id: int, question_id: int
+) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     question = get_object_or_404(Question, pk=question_id, community=community)
 
@@ -71,7 +76,7 @@ def question_remove(request: HttpRequest, campaign_id: int, question_id: int) ->
 
 
 @require_POST
-def answer(request: HttpRequest, campaign_id: int, question_id: int) -> HttpResponse:
+def answer(request: AuthenticatedRequest, campaign_id: int, question_id: int) -> HttpResponse:
     campaign, role, community = community_for_user(request.user, campaign_id)
     if role not in (Role.GM, Role.PLAYER):
         raise PermissionDenied("Only the players answer the questionnaire.")
@@ -91,7 +96,7 @@ def answer(request: HttpRequest, campaign_id: int, question_id: int) -> HttpResp
 
 
 @require_POST
-def questionnaire_assign(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def questionnaire_assign(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
 
     def act() -> str:

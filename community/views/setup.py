@@ -3,9 +3,11 @@ the actions that require a resource."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
+
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, selectors, services
 from ..models import Community, RequiredResourceUse
@@ -27,18 +29,20 @@ def _setup_context(community: Community) -> dict:
 
 
 @require_GET
-def setup(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def setup(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     return _setup_page(request, community)
 
 
-def _setup_page(request: HttpRequest, community: Community, status: int = 200) -> HttpResponse:
+def _setup_page(
+    request: AuthenticatedRequest, community: Community, status: int = 200
+) -> HttpResponse:
     """The setup page; with status 400, after a refused action (its messages)."""
     return render(request, "community/setup.html", _setup_context(community), status=status)
 
 
 @require_POST
-def found(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def found(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.FoundForm(request.POST)
 
@@ -54,7 +58,7 @@ def found(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def resource_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def resource_add(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.ResourceForm(request.POST)
 
@@ -73,7 +77,9 @@ def resource_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def resource_edit(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResponse:
+def resource_edit(
+    request: AuthenticatedRequest, campaign_id: int, resource_id: int
+) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     resource = get_object_or_404(community.resources, pk=resource_id)
     form = forms.ResourceForm(request.POST)
@@ -93,7 +99,9 @@ def resource_edit(request: HttpRequest, campaign_id: int, resource_id: int) -> H
 
 
 @require_POST
-def resource_remove(request: HttpRequest, campaign_id: int, resource_id: int) -> HttpResponse:
+def resource_remove(
+    request: AuthenticatedRequest, campaign_id: int, resource_id: int
+) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     resource = get_object_or_404(community.resources, pk=resource_id)
 
@@ -107,7 +115,7 @@ def resource_remove(request: HttpRequest, campaign_id: int, resource_id: int) ->
 
 
 @require_POST
-def spread(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def spread(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.SpreadForm(request.POST, resources=resources_of(community))
 
@@ -123,7 +131,7 @@ def spread(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def required_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def required_add(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     form = forms.RequiredUseForm(request.POST, resources=resources_of(community))
 
@@ -142,7 +150,7 @@ def required_add(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def required_remove(request: HttpRequest, campaign_id: int, use_id: int) -> HttpResponse:
+def required_remove(request: AuthenticatedRequest, campaign_id: int, use_id: int) -> HttpResponse:
     community = community_for_gm(request.user, campaign_id)
     use = get_object_or_404(RequiredResourceUse, pk=use_id, community=community)
 

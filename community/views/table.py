@@ -6,7 +6,7 @@ frames the contest with the approved draw, and confirming its consequences settl
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import get_campaign_for_user
 from campaigns.models import Role
 from questworlds_site import throttle
+from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, selectors
 from ..models import Community
@@ -39,7 +40,7 @@ def _said(text: str, kind: str = "") -> str:
 
 
 @require_GET
-def table_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def table_panel(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """The community's panel on the table page, for this member: the interval's draws,
     and the lobbying form for the GM and for a player with a character to lobby with.
     Empty when the campaign tracks no community (outsiders get 404)."""
@@ -58,7 +59,7 @@ def table_panel(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @require_POST
-def table_lobby(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def table_lobby(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """Lobby to draw on a resource from the table (§8.2): the GM for any character, a
     player for their own (the service checks again under the community's lock). The
     rolls are made at once; every page at the table sees the result through the

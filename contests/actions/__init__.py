@@ -99,10 +99,10 @@ def parse(message: dict[str, Any], *, form: bool = False) -> Message:
 
 def data_of(parsed: Message) -> dict[str, Any]:
     """The validated data as the services read it: exactly the fields sent."""
-    return parsed.data.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
+    return parsed.data.model_dump(exclude_unset=True)
 
 
 def gm_only_fields(parsed: Message) -> list[str]:
     """The fields of this message that only the GM may send (ratings and the like)."""
-    data = parsed.data  # type: ignore[attr-defined]
+    data = parsed.data
     return sorted(name for name in data.gm_only() if name in data.model_fields_set)

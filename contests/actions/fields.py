@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 from pydantic.functional_validators import PlainValidator
 from pydantic_core import PydanticCustomError
 
@@ -65,10 +65,11 @@ def plain_text_problem(value: str) -> str | None:
 # -- the field types ------------------------------------------------------------------------
 
 
-def Whole(minimum: int, maximum: int) -> Any:  # noqa: N802 - a type, named like one
-    """A whole number from `minimum` to `maximum`: an int from JSON (not a bool, not a
-    string, none of pydantic's lax readings), or with `form=True` a form's digits 0-9
-    as questworlds_site.inputs reads them (a sign only where a negative is allowed)."""
+def Whole(minimum: int, maximum: int) -> PlainValidator:  # noqa: N802 - named as a type
+    """The check of a whole number (`Annotated[int, Whole(1, 99)]`) from `minimum` to
+    `maximum`: an int from JSON (not a bool, not a string, none of pydantic's lax
+    readings), or with `form=True` a form's digits 0-9 as questworlds_site.inputs reads
+    them (a sign only where a negative is allowed)."""
 
     def check(value: Any, info: Any) -> int:
         if isinstance(value, str) and _form(info):
@@ -87,14 +88,15 @@ def Whole(minimum: int, maximum: int) -> Any:  # noqa: N802 - a type, named like
             )
         return value
 
-    return Annotated[int, PlainValidator(check)]
+    return PlainValidator(check)
 
 
-Id = Whole(1, MAX_ID)
+Id = Annotated[int, Whole(1, MAX_ID)]
 
 
-def Text(limit: int = MAX_TEXT) -> Any:  # noqa: N802
-    """Text of at most `limit` characters, kept exactly as sent."""
+def Text(limit: int = MAX_TEXT) -> PlainValidator:  # noqa: N802
+    """The check of text (`Annotated[str, Text(80)]`) of at most `limit` characters,
+    kept exactly as sent."""
 
     def check(value: Any) -> str:
         if not isinstance(value, str):
@@ -111,11 +113,14 @@ def Text(limit: int = MAX_TEXT) -> Any:  # noqa: N802
             )
         return value
 
-    return Annotated[str, PlainValidator(check)]
+    return PlainValidator(check)
 
 
-def OneOf(choices: Iterable[Any], normalise: Callable[[str], str] | None = None) -> Any:  # noqa: N802
-    """One of `choices` (text); with `normalise`, as the rules will read it."""
+def OneOf(  # noqa: N802
+    choices: Iterable[Any], normalise: Callable[[str], str] | None = None
+) -> PlainValidator:
+    """The check of one of `choices` (`Annotated[str, OneOf(TACTICS)]`), as text; with
+    `normalise`, as the rules will read it."""
     allowed = tuple(choices)
     listed = ", ".join(str(c) for c in allowed)
 
@@ -127,7 +132,7 @@ def OneOf(choices: Iterable[Any], normalise: Callable[[str], str] | None = None)
             raise _fail("choice", "must be one of {listed}", listed=listed)
         return value
 
-    return Annotated[str, PlainValidator(check)]
+    return PlainValidator(check)
 
 
 def _flag(value: Any, info: Any) -> bool:
@@ -148,6 +153,8 @@ def _rating(value: Any, info: Any) -> int | str:
     """A rating as a total (17) or in notation ("5M2"), of at most MAX_RATING either way;
     the rules read it (R1). Kept as sent: the services parse it where they use it."""
     problem = _fail("rating", "must be a whole number or a rating such as 7M")
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise problem
     if isinstance(value, str):
         if plain_text_problem(value) or len(value) > 12:
             raise problem
@@ -155,8 +162,6 @@ def _rating(value: Any, info: Any) -> int | str:
             total = Rating.parse(value).total
         except RulesError:
             return value  # not a rating: the services refuse it, naming its row
-    elif isinstance(value, bool) or not isinstance(value, int):
-        raise problem
     else:
         total = value
     # "20M99999999" is a valid notation whose total no column holds.
@@ -168,7 +173,8 @@ def _rating(value: Any, info: Any) -> int | str:
 RatingValue = Annotated[int | str, PlainValidator(_rating)]
 
 
-_NAME: TypeAdapter[str] = TypeAdapter(Text(MAX_NAME))
+Name = Annotated[str, Text(MAX_NAME)]
+_NAME: TypeAdapter[str] = TypeAdapter(Name)
 
 
 def _names(value: Any, info: Any) -> str | list[str]:
@@ -189,11 +195,6 @@ def _names(value: Any, info: Any) -> str | list[str]:
 
 Names = Annotated[str | list[str], PlainValidator(_names)]
 
-Name = Text(MAX_NAME)
-ShortText = Text(40)
-Side = OneOf(SIDES)
-Level = OneOf(RESISTANCE_LEVELS, normalise_level)
-
-
-def _rows(limit: int, item: Any) -> Any:
-    return Annotated[list[item], Field(max_length=limit)]
+ShortText = Annotated[str, Text(40)]
+Side = Annotated[str, OneOf(SIDES)]
+Level = Annotated[str, OneOf(RESISTANCE_LEVELS, normalise_level)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
@@ -33,7 +33,6 @@ from .fields import (
     Side,
     Text,
     Whole,
-    _rows,
 )
 
 # -- the models -----------------------------------------------------------------------------
@@ -74,7 +73,7 @@ class SheetChoice(Holder):
     ability_id: Id | None = None
     new_ability: Name | None = None
     rating: RatingValue | None = None
-    states: _rows(20, ShortText) | None = None
+    states: Annotated[list[ShortText], Field(max_length=20)] | None = None
 
 
 class PartyRef(Data):
@@ -98,26 +97,26 @@ class ParticipantRow(Opposition):
     """One row of a group contest's participants (a blank row of the form is {}); a
     sidekick from its owner's sheet with the ability it acts with (§5.2.4, §6.5.1)."""
 
-    side: Text(MAX_SIDE) | None = None
-    role: OneOf(ROLES) | None = None
+    side: Annotated[str, Text(MAX_SIDE)] | None = None
+    role: Annotated[str, OneOf(ROLES)] | None = None
     owner: Name | None = None
     sidekick_ability_id: Id | None = None
 
 
 class Frame(Data):
-    kind: OneOf(CONTEST_KINDS) | None = None
-    prize: Text() | None = None
-    secondary_prize: Text() | None = None
-    obstacle: Text() | None = None
-    variant: OneOf(VARIANTS) | None = None
-    stakes: OneOf(STAKES) | None = None
+    kind: Annotated[str, OneOf(CONTEST_KINDS)] | None = None
+    prize: Annotated[str, Text()] | None = None
+    secondary_prize: Annotated[str, Text()] | None = None
+    obstacle: Annotated[str, Text()] | None = None
+    variant: Annotated[str, OneOf(VARIANTS)] | None = None
+    stakes: Annotated[str, OneOf(STAKES)] | None = None
     pc: PartyRef | None = None
     opponent: Opposition | None = None
     draw_id: Id | None = None
-    participants: _rows(MAX_ROWS, ParticipantRow) | None = None
-    characters: _rows(MAX_ROWS, Id) | None = None
-    pc_side: Text(MAX_SIDE) | None = None
-    order: OneOf(ORDER_RULES) | None = None
+    participants: Annotated[list[ParticipantRow], Field(max_length=MAX_ROWS)] | None = None
+    characters: Annotated[list[Id], Field(max_length=MAX_ROWS)] | None = None
+    pc_side: Annotated[str, Text(MAX_SIDE)] | None = None
+    order: Annotated[str, OneOf(ORDER_RULES)] | None = None
 
 
 class ChooseAbility(SheetChoice):
@@ -131,38 +130,38 @@ class ChooseAbility(SheetChoice):
 
 
 class SetTactic(Holder):
-    tactic: Text() | None = None
-    round_tactic: OneOf(TACTICS) | None = None
+    tactic: Annotated[str, Text()] | None = None
+    round_tactic: Annotated[str, OneOf(TACTICS)] | None = None
 
 
 class Augment(Holder):
     GM_ONLY = frozenset({"rating", "rounding", "base_resistance", "bonus"})
 
-    kind: OneOf(AUGMENT_KINDS) | None = None
+    kind: Annotated[str, OneOf(AUGMENT_KINDS)] | None = None
     helper: Name | None = None
     ability: Name | None = None
     helper_ability_id: Id | None = None
-    bonus: Whole(-40, 40) | None = None
+    bonus: Annotated[int, Whole(-40, 40)] | None = None
     rating: RatingValue | None = None
-    rounding: OneOf(ROUNDINGS) | None = None
-    base_resistance: Whole(1, 99) | None = None
+    rounding: Annotated[str, OneOf(ROUNDINGS)] | None = None
+    base_resistance: Annotated[int, Whole(1, 99)] | None = None
 
 
 class Modifier(Holder):
     GM_ONLY = frozenset({"value", "bumps"})
 
-    kind: OneOf(MODIFIER_KINDS) | None = None
-    value: Whole(-40, 40) | None = None
-    bumps: Whole(-3, 3) | None = None
-    label: Text(80) | None = None
+    kind: Annotated[str, OneOf(MODIFIER_KINDS)] | None = None
+    value: Annotated[int, Whole(-40, 40)] | None = None
+    bumps: Annotated[int, Whole(-3, 3)] | None = None
+    label: Annotated[str, Text(80)] | None = None
 
 
 class RemoveModifier(Holder):
-    index: Whole(0, 99)
+    index: Annotated[int, Whole(0, 99)]
 
 
 class EnterRoll(Holder):
-    entered: Whole(1, 20)
+    entered: Annotated[int, Whole(1, 20)]
 
 
 class HeroPoint(Holder):
@@ -190,13 +189,13 @@ class ConsequenceEdit(Data):
 
 
 class ApplyConsequences(Data):
-    consequences: _rows(50, Consequence) | None = None
+    consequences: Annotated[list[Consequence], Field(max_length=50)] | None = None
     edit: ConsequenceEdit | None = None
-    narration: Text() | None = None
+    narration: Annotated[str, Text()] | None = None
 
 
 class Narrate(Data):
-    narration: Text()
+    narration: Annotated[str, Text()]
 
 
 class ConfusingTie(Data):
@@ -212,23 +211,23 @@ class NoRelevantAbility(Holder):
 
 
 class Escalate(Data):
-    into: OneOf(ESCALATIONS)
+    into: Annotated[str, OneOf(ESCALATIONS)]
 
 
 class Bid(Data):
-    bid: Whole(1, 999)
+    bid: Annotated[int, Whole(1, 999)]
 
 
 class PartingShot(Holder):
     target: Name | None = None
-    bid: Whole(1, 999) | None = None
+    bid: Annotated[int, Whole(1, 999)] | None = None
 
 
 class UnrelatedAction(Holder):
     GM_ONLY = frozenset({"resistance_level"})
 
-    description: Text() | None = None
-    resistance_level: OneOf(RESISTANCE_LEVELS) | None = None
+    description: Annotated[str, Text()] | None = None
+    resistance_level: Annotated[str, OneOf(RESISTANCE_LEVELS)] | None = None
 
 
 class Disengage(Holder):
@@ -244,7 +243,7 @@ class Gift(Data):
     ability: Name | None = None
     helper_ability_id: Id | None = None
     rating: RatingValue | None = None
-    bid: Whole(1, 999) | None = None
+    bid: Annotated[int, Whole(1, 999)] | None = None
     wait_for_hero_point: Flag | None = None
 
 
@@ -258,15 +257,15 @@ class Engage(Data):
 
 
 class PlayRound(Data):
-    pairing: Whole(1, 99)
+    pairing: Annotated[int, Whole(1, 99)]
 
 
 class Assist(Holder):
     GM_ONLY = frozenset({"resistance_shift"})
 
     recipient: Name | None = None
-    pairing: Whole(1, 99) | None = None
-    resistance_shift: Whole(-1, 1) | None = None
+    pairing: Annotated[int, Whole(1, 99)] | None = None
+    resistance_shift: Annotated[int, Whole(-1, 1)] | None = None
 
 
 class RemoveFollower(Holder):
@@ -275,35 +274,35 @@ class RemoveFollower(Holder):
 
 class ShiftPoints(Holder):
     follower: Name | None = None
-    pairing: Whole(1, 99) | None = None
-    points: Whole(0, 99) | None = None
+    pairing: Annotated[int, Whole(1, 99)] | None = None
+    points: Annotated[int, Whole(0, 99)] | None = None
 
 
 class Join(Data):
     GM_ONLY = frozenset({"rating", "level", "npc_id", "states"})
 
     name: Name | None = None
-    side: Text(MAX_SIDE) | None = None
+    side: Annotated[str, Text(MAX_SIDE)] | None = None
     character_id: Id | None = None
     ability_id: Id | None = None
     ability: Name | None = None
     rating: RatingValue | None = None
     level: Level | None = None
     npc_id: Id | None = None
-    states: _rows(20, ShortText) | None = None
-    role: OneOf(ROLES) | None = None
+    states: Annotated[list[ShortText], Field(max_length=20)] | None = None
+    role: Annotated[str, OneOf(ROLES)] | None = None
     owner: Name | None = None
 
 
 class SwitchAbility(SheetChoice):
-    pairing: Whole(1, 99) | None = None
+    pairing: Annotated[int, Whole(1, 99)] | None = None
 
 
 class Declare(Holder):
     targets: Names | None = None
     target: Name | None = None
-    bid: Whole(1, 999) | None = None
-    daring: OneOf(DARING_LEVELS) | None = None
+    bid: Annotated[int, Whole(1, 999)] | None = None
+    daring: Annotated[str, OneOf(DARING_LEVELS)] | None = None
 
 
 class Delay(Holder):
@@ -312,19 +311,19 @@ class Delay(Holder):
 
 class Act(Holder):
     target: Name | None = None
-    bid: Whole(1, 999) | None = None
+    bid: Annotated[int, Whole(1, 999)] | None = None
 
 
 class Rejoin(Holder):
     # §5.3.9: "the narrator may restore some of your AP".
     GM_ONLY = frozenset({"restore"})
 
-    restore: Whole(0, 999) | None = None
+    restore: Annotated[int, Whole(0, 999)] | None = None
 
 
 class Lend(Holder):
     target: Name | None = None
-    amount: Whole(1, 999) | None = None
+    amount: Annotated[int, Whole(1, 999)] | None = None
 
 
 class FinalAction(SheetChoice):
@@ -380,8 +379,12 @@ class Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     contest: Id | None = None
-    key: Text(MAX_KEY_LENGTH) | None = None
-    seq: Whole(0, MAX_ID) | None = None
+    key: Annotated[str, Text(MAX_KEY_LENGTH)] | None = None
+    seq: Annotated[int, Whole(0, MAX_ID)] | None = None
+    # Each action's model narrows these two: `action` to its own name (the union's
+    # discriminator) and `data` to its Data model.
+    action: str
+    data: Data
 
 
 def _message_model(action: str, data: type[Data]) -> type[Message]:
@@ -390,7 +393,8 @@ def _message_model(action: str, data: type[Data]) -> type[Message]:
         name,
         __base__=Message,
         __module__=__name__,
-        action=(Literal[action], ...),  # type: ignore[valid-type]
+        # A Literal of a name known only at run time: Any to the type checker.
+        action=(cast(Any, Literal)[action], ...),
         data=(data, ...),
     )
 
@@ -399,6 +403,9 @@ MESSAGE_MODELS: dict[str, type[Message]] = {
     action: _message_model(action, data) for action, data in DATA_MODELS.items()
 }
 ACTIONS = frozenset(MESSAGE_MODELS)
-ACTION_ADAPTER: TypeAdapter[Any] = TypeAdapter(
-    Annotated[Union[tuple(MESSAGE_MODELS.values())], Field(discriminator="action")]  # noqa: UP007
-)
+# The union of the models built above, which only run time knows: statically a Message.
+_ANY_MESSAGE: Any = Annotated[
+    cast(Any, Union)[tuple(MESSAGE_MODELS.values())],  # noqa: UP007
+    Field(discriminator="action"),
+]
+ACTION_ADAPTER: TypeAdapter[Message] = TypeAdapter(_ANY_MESSAGE)

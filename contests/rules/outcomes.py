@@ -128,7 +128,7 @@ def benefit_of_victory(
         return None
     if (ability_used is None) != (resistance is None):
         raise RulesError("give both ability_used and resistance, or neither")
-    if ability_used is not None and is_clearly_inferior(ability_used, resistance):  # type: ignore[arg-type]
+    if ability_used is not None and is_clearly_inferior(ability_used, resistance):
         return None
     return BENEFIT_OF_VICTORY[DEGREES[level - 1]]
 

@@ -3,13 +3,17 @@ checks who may act, plays the flow, appends one event and broadcasts after commi
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from questworlds_site.accounts.models import User
+
 from ..events import checked_payload
 from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
-from ..rules import IllegalAction, RulesError, d20
+from ..rules import IllegalAction, Roller, RulesError, d20
 from ..table import Actor, TableFlow, flow_class, load_flow
 from .common import (
     ROLL_KEYS,
@@ -29,12 +33,12 @@ from .sheets import _from_sheet
 def contest_act(
     *,
     contest_id: int,
-    user,
+    user: User,
     action: str,
-    data: dict,
+    data: dict[str, Any],
     idempotency_key: str,
     expected_seq: int | None = None,
-    roller=d20,
+    roller: Roller = d20,
     campaign_id: int | None = None,
 ) -> ActionResult:
     """Perform one action at the table (see `TableFlow` for the actions).
@@ -84,7 +88,7 @@ def contest_act(
 
 
 def _append(
-    contest: Contest, flow: TableFlow, user, action: str, payload: dict, key: str
+    contest: Contest, flow: TableFlow, user: User, action: str, payload: dict[str, Any], key: str
 ) -> ContestEvent:
     contest.seq += 1
     # No savepoint: the contest row is locked, so a clash here is a bug or a race the
@@ -124,7 +128,9 @@ def _append(
     return event
 
 
-def _sync_participants(contest: Contest, before: list[dict], after: list[dict]) -> None:
+def _sync_participants(
+    contest: Contest, before: list[dict[str, Any]], after: list[dict[str, Any]]
+) -> None:
     """The participant records (what the archive lists: who used which ability at what
     rating) follow the abilities chosen at the table after the framing, and an undo."""
     earlier = {(row["side"], row["name"]): row for row in before}
@@ -154,7 +160,7 @@ def _record_outcome(contest: Contest, flow: TableFlow) -> None:
         contest.finished_at = None
 
 
-def _undo(contest: Contest, user, actor: Actor, key: str) -> ActionResult:
+def _undo(contest: Contest, user: User, actor: Actor, key: str) -> ActionResult:
     """The GM undoes the latest action: recorded as its own event, state rebuilt."""
     if not actor.is_gm:
         raise ContestError("only the GM can undo")

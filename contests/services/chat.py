@@ -9,6 +9,7 @@ from django.db import transaction
 from campaigns.access import campaign_role
 from campaigns.models import Campaign, Role
 from characters.models import Character
+from questworlds_site.accounts.models import User
 from questworlds_site.limits import CHAT_LINE
 
 from ..actions import plain_text_problem
@@ -26,7 +27,7 @@ class ChatError(Exception):
 
 @transaction.atomic
 def chat_post(
-    *, campaign: Campaign, user, kind: str, text: str, character_id: int | None = None
+    *, campaign: Campaign, user: User, kind: str, text: str, character_id: int | None = None
 ) -> ChatMessage:
     """Say `text` at the campaign's table as `user`, in the open session.
 

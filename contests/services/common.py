@@ -11,6 +11,7 @@ from django.db.models import FilteredRelation, Q
 
 from campaigns.models import Campaign, Membership, Role
 from community.models import ResourceDraw
+from questworlds_site.accounts.models import User
 
 from ..broadcast import after_commit
 from ..live import broadcast_contest
@@ -37,7 +38,7 @@ class ActionResult:
     created: bool  # False: the same idempotency key was already done ("already done")
 
 
-def actor_for(campaign: Campaign, user) -> Actor:
+def actor_for(campaign: Campaign, user: User) -> Actor:
     """The user as an actor at this campaign's table, or PermissionDenied. A player's
     membership and the characters they play here are read in one query."""
     if not getattr(user, "is_authenticated", False):

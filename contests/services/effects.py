@@ -8,6 +8,7 @@ from typing import Any
 from characters import services as character_services
 from characters.models import Character, Condition
 from community.services import community_draw_settle
+from questworlds_site.accounts.models import User
 
 from ..models import Contest, ContestEvent, ContestParticipant
 from ..rules import IllegalAction
@@ -15,7 +16,7 @@ from ..table import TableFlow
 from .common import ContestError, _approved_draw
 
 
-def _settle_resource_draw(contest: Contest, flow: TableFlow, user) -> dict:
+def _settle_resource_draw(contest: Contest, flow: TableFlow, user: User) -> dict[str, Any]:
 
     draw_id = contest.framing.get("draw_id")
     level = flow.level_for_pc()
@@ -35,8 +36,8 @@ def _settle_resource_draw(contest: Contest, flow: TableFlow, user) -> dict:
 
 
 def _apply_side_effects(
-    contest: Contest, flow: TableFlow, action: str, payload: dict, user
-) -> dict:
+    contest: Contest, flow: TableFlow, action: str, payload: dict[str, Any], user: User
+) -> dict[str, Any]:
     """What an action changes outside the contest: hero points, conditions."""
 
     effects: dict[str, Any] = {}
@@ -79,7 +80,7 @@ def _apply_side_effects(
     return effects
 
 
-def _reverse_side_effects(event: ContestEvent, user) -> None:
+def _reverse_side_effects(event: ContestEvent, user: User) -> None:
 
     if event.payload.get("resource_draw"):
         raise ContestError(

@@ -12,6 +12,7 @@ from django.db.models import F, Max
 from campaigns.models import Campaign
 from characters.models import Ability, Character, Follower
 from characters.selectors import ability_rating, ability_states
+from questworlds_site.accounts.models import User
 
 from ..events import EventType, checked_payload
 from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
@@ -39,7 +40,7 @@ def _require_in_service(ability: Ability, owner: str) -> None:
         )
 
 
-def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
+def _character_side(campaign: Campaign, raw: dict[str, Any], side: str) -> dict[str, Any]:
     """Fill a side from a character's sheet: name, player and the chosen ability."""
     character_id = raw.get("character_id")
     character = Character.objects.filter(pk=character_id, campaign=campaign).first()
@@ -66,7 +67,7 @@ def _character_side(campaign: Campaign, raw: dict, side: str) -> dict:
     return filled
 
 
-def _group_participants(campaign: Campaign, data: dict) -> list[dict]:
+def _group_participants(campaign: Campaign, data: dict[str, Any]) -> list[dict[str, Any]]:
     """A group contest's participants, each filled from the sheet or the library.
 
     `data["participants"]`: [{character_id, ability_id?, side?} for a character, or
@@ -106,7 +107,7 @@ def _group_participants(campaign: Campaign, data: dict) -> list[dict]:
     return participants
 
 
-def _framed_group(data: dict, *, with_rows: bool) -> list[dict]:
+def _framed_group(data: dict[str, Any], *, with_rows: bool) -> list[dict[str, Any]]:
     """The frame form's short shape: `pc` and the ticked `characters` on the PCs' side,
     against `opponent`, which may be left blank when the form's rows name the opposition."""
     pc = data.get("pc") if isinstance(data.get("pc"), dict) else {}
@@ -121,7 +122,7 @@ def _framed_group(data: dict, *, with_rows: bool) -> list[dict]:
     return framed
 
 
-def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> dict:
+def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> dict[str, Any]:
     """One participant of a group contest: a character from their sheet, or the GM's
     from a class, a rating or the library. A row of `participants` must be complete:
     a name and exactly one of class, rating and library NPC (an NPC brings its name)."""
@@ -158,7 +159,9 @@ def _group_participant(campaign: Campaign, entry: Any, *, row: bool = False) -> 
     return {**filled, **extra}
 
 
-def _sidekick_row(campaign: Campaign, entry: dict, name: str, extra: dict) -> dict:
+def _sidekick_row(
+    campaign: Campaign, entry: dict[str, Any], name: str, extra: dict[str, Any]
+) -> dict[str, Any]:
     """A sidekick in service from its owner's sheet, with the ability it acts with: a
     follower of its owner in a group scored contest (§5.2.4; its owner rolls for it and
     pays its hero points, §2.3.5.5). Its name is the sidekick's unless the row names it;
@@ -195,10 +198,10 @@ def _row_label(number: int, entry: Any) -> str:
     return f"{label} ({name.strip()})" if isinstance(name, str) and name.strip() else label
 
 
-def _roster(campaign: Campaign) -> list[dict]:
+def _roster(campaign: Campaign) -> list[dict[str, Any]]:
     """The campaign's characters and their abilities, for the table's forms (who may
     join a contest or help from outside it); ratings are read again when used."""
-    roster: dict[int, dict] = {}
+    roster: dict[int, dict[str, Any]] = {}
     characters = Character.objects.filter(campaign=campaign).order_by("name", "id")
     for character in characters:
         roster[character.pk] = {
@@ -225,7 +228,7 @@ def _roster(campaign: Campaign) -> list[dict]:
     return list(roster.values())
 
 
-def _resistance_side(campaign: Campaign, raw: dict) -> dict:
+def _resistance_side(campaign: Campaign, raw: dict[str, Any]) -> dict[str, Any]:
     """The opposition: a class from the base resistance, an explicit rating such as
     `5M`, or (done by the caller) a library NPC's rating (§2.3.3, R2)."""
     npc_id = raw.get("npc_id")
@@ -248,7 +251,7 @@ def _resistance_side(campaign: Campaign, raw: dict) -> dict:
     return {"name": name, "rating": total, "ability": raw.get("ability", "")}
 
 
-def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> None:
+def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict[str, Any]) -> None:
     """Use an approved draw on a community resource (§8.2) in this contest: the resource
     is the PC's ability, or a quick augment to it; its depletion is settled when the GM
     confirms the consequences."""
@@ -278,7 +281,9 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict) -> Non
 
 
 @transaction.atomic
-def contest_frame(*, campaign: Campaign, user, data: dict, idempotency_key: str) -> ActionResult:
+def contest_frame(
+    *, campaign: Campaign, user: User, data: dict[str, Any], idempotency_key: str
+) -> ActionResult:
     """The GM frames a contest (§2.3.2): type, prize, obstacle, participants, resistance.
 
     `data`: kind, prize, obstacle, stakes, pc {character_id, ability_id?}, opponent

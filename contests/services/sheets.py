@@ -12,6 +12,7 @@ from characters import services as character_services
 from characters.models import Ability, Character
 from characters.selectors import ability_rating, ability_states
 from community.models import ResourceDraw
+from questworlds_site.accounts.models import User
 
 from ..models import Contest
 from ..rules import Rating
@@ -58,7 +59,7 @@ def social_penalties(ability: Ability) -> list[dict[str, Any]]:
     return lines
 
 
-def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user) -> dict[str, Any]:
+def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User) -> dict[str, Any]:
     """Ratings come from the character sheet, never from the browser.
 
     `choose_ability` with `ability_id` reads that ability's rating and states; with
@@ -140,7 +141,7 @@ def _acting_character(contest: Contest, data: dict[str, Any]) -> int | None:
 
 
 def _sheet_ability(
-    contest: Contest, character_id: int, data: dict[str, Any], user, *, as_you_go: bool
+    contest: Contest, character_id: int, data: dict[str, Any], user: User, *, as_you_go: bool
 ) -> Ability:
     """The chosen ability on the sheet, or with `new_ability` (as you go, §3.1) a new
     one added to it first."""

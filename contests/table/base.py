@@ -236,7 +236,9 @@ class BaseFlow(ABC):
         return (cls.kind_class(state.get("kind")) or cls)(copy.deepcopy(state))
 
     @classmethod
-    def replay(cls, framing: dict[str, Any], events: Iterable[tuple[str, dict, Actor]]) -> Self:
+    def replay(
+        cls, framing: dict[str, Any], events: Iterable[tuple[str, dict[str, Any], Actor]]
+    ) -> Self:
         """Rebuild a contest from its framing and its recorded (action, data, actor)."""
         flow = cls.frame(framing)
 
@@ -245,7 +247,7 @@ class BaseFlow(ABC):
 
         for action, data, actor in events:
             flow.apply(action, copy.deepcopy(data), actor, no_dice)
-        return flow  # type: ignore[return-value]
+        return flow
 
     @property
     def kind(self) -> str:
@@ -438,13 +440,13 @@ class BaseFlow(ABC):
 
     # -- the shared actions ------------------------------------------------------------
 
-    def _do_narrate(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_narrate(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         self._require_gm(actor, "narrate the outcome")
         self._require_phase("resolved", "finished")
         self.state["narration"] = read_text(data, "narration", required=True)
         return {"summary": self.state["narration"]}
 
-    def _do_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_modifier(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM adds a modifier line to a side or participant (§2.11-2.15, R9);
         a situational one lasts one round of a long contest."""
         self._require_gm(actor, "set modifiers")
@@ -474,7 +476,9 @@ class BaseFlow(ABC):
             + (f", {bumps:+d} bump" if bumps else "")
         }
 
-    def _do_remove_modifier(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_remove_modifier(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         self._require_gm(actor, "remove modifiers")
         self._require_phase("preparing")
         key, record = self._holder(data)
@@ -486,7 +490,7 @@ class BaseFlow(ABC):
         removed = modifiers.pop(index)
         return {"summary": f"{removed['label']} removed from {record['name']}"}
 
-    def _do_augment(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_augment(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """An augment to a side or participant before the contest (§2.4, R8): rolled,
         quick or plot."""
         self._require_phase("preparing")
@@ -562,7 +566,7 @@ class BaseFlow(ABC):
             raise IllegalAction(f"{helper} has already tried to augment this contest (§2.4)")
 
     def _rolled_augment(
-        self, data: dict, roller: Roller, helper: str, ability: str, rating: Rating
+        self, data: dict[str, Any], roller: Roller, helper: str, ability: str, rating: Rating
     ) -> dict[str, Any]:
         roll = read_roll(data, "roll", roller)
         resistance_roll = read_roll(data, "resistance_roll", roller)
@@ -584,7 +588,7 @@ class BaseFlow(ABC):
             "describe": outcome.describe,
         }
 
-    def _do_enter_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_enter_roll(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """With physical dice allowed, a player enters the d20 they rolled at home; the
         next roll for that side or participant uses it."""
         self._require_phase("preparing")
@@ -624,7 +628,7 @@ class BaseFlow(ABC):
             return {"summary": summary, "rolls": rolls}
         return {"summary": secret, "gm_summary": summary, "rolls": rolls}
 
-    def _do_reveal(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_reveal(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM shows a hidden roll (campaign option: GM rolls hidden until revealed)."""
         self._require_gm(actor, "reveal the GM's roll")
         self._require_phase("rolled")

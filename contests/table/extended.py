@@ -202,7 +202,7 @@ class ExtendedFlow(LongFlow):
 
     # -- actions ------------------------------------------------------------------------
 
-    def _do_bid(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_bid(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The acting side's bid in an extended contest (§5.3.1, R13: default 3)."""
         self._require_phase("preparing")
         turn = self.turn
@@ -214,7 +214,7 @@ class ExtendedFlow(LongFlow):
         self.state["bid"] = bid
         return {"summary": f"{self.side(turn)['name']} bids {bid} AP"}
 
-    def _own_turn(self, data: dict, actor: Actor, what: str) -> str:
+    def _own_turn(self, data: dict[str, Any], actor: Actor, what: str) -> str:
         """The side taking its turn with something other than an exchange; starts the
         engine's contest when this is the first turn (AP are figured from the TNs)."""
         self._require_phase("preparing")
@@ -230,7 +230,9 @@ class ExtendedFlow(LongFlow):
             )
         return side
 
-    def _do_unrelated_action(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_unrelated_action(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """Give up this turn's exchange to do something else (§5.3.7); any roll it
         needs is a simple contest of its own."""
         side = self._own_turn(data, actor, "take an unrelated action")
@@ -247,7 +249,7 @@ class ExtendedFlow(LongFlow):
             "totals_kind": "AP",
         }
 
-    def _do_disengage(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_disengage(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """Try to leave the contest, as the side's turn (§5.3.9): both roll; after
         hero points, `resolve` settles it (a victory ends the contest with no winner,
         a defeat hands AP to the other side)."""
@@ -261,7 +263,9 @@ class ExtendedFlow(LongFlow):
             return None
         return self._machine().parting_shot_by
 
-    def _do_parting_shot(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_parting_shot(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """The winner acts once more right after the exchange that decided the contest
         (§5.3.4): both roll; `resolve` plays it, and a failure may revive the loser."""
         self._require_phase("resolved")
@@ -278,7 +282,7 @@ class ExtendedFlow(LongFlow):
             raise RulesError(f"a bid is 1 to {limit} AP; not {bid}")
         return self._pend(data, roller, action="parting_shot", actor=shooter, bid=bid)
 
-    def _do_gift(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_gift(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """A character outside the contest tries to raise a side's AP (§5.3.11): they
         bid at most their rating and roll against twice the bid. Takes no one's turn."""
         self._require_phase("preparing")

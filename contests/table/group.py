@@ -134,13 +134,17 @@ class GroupFlow(GroupFraming):
         bumps), as the kind's actions will roll them."""
         raise NotImplementedError
 
-    def _parting_shots(self, participant: dict, engine: dict, standing: dict) -> list[str]:
+    def _parting_shots(
+        self, participant: dict[str, Any], engine: dict[str, Any], standing: dict[str, Any]
+    ) -> list[str]:
         """Whom this participant may kick while they are down now (§5.1.4, §5.3.4)."""
         if self.phase not in ("preparing", "resolved"):
             return []
         return self._open_parting_shots(participant, engine, standing)
 
-    def _open_parting_shots(self, participant: dict, engine: dict, standing: dict) -> list[str]:
+    def _open_parting_shots(
+        self, participant: dict[str, Any], engine: dict[str, Any], standing: dict[str, Any]
+    ) -> list[str]:
         return []
 
     @property
@@ -303,7 +307,9 @@ class GroupFlow(GroupFraming):
 
     # -- actions for every group contest -------------------------------------------
 
-    def _do_choose_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_choose_ability(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """A participant's ability, read from the sheet by the service (the GM sets an
         NPC's rating), before the contest starts."""
         self._require_phase("preparing")
@@ -332,7 +338,9 @@ class GroupFlow(GroupFraming):
         )
         self._refresh_sides()
 
-    def _do_no_relevant_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_no_relevant_ability(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """The GM rules that no ability on a player's sheet applies: a base TN of 6,
         modifiers still applying (§2.1.2.1, R18.10)."""
         self._require_gm(actor, "rule that no ability applies")
@@ -352,7 +360,7 @@ class GroupFlow(GroupFraming):
             f"(§2.1.2.1); TN {self.tn(participant).rating}"
         }
 
-    def _do_set_tactic(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_set_tactic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """A participant's tactic in words, and in a scored contest the tactic of their
         next pairing round (§5.1.5, §5.1.6, §5.2.5, §5.2.6)."""
         self._require_phase("preparing")
@@ -369,7 +377,7 @@ class GroupFlow(GroupFraming):
         shown = f" ({round_tactic.replace('_', ' ')})" if round_tactic != "normal" else ""
         return {"summary": f"{name}: {participant['tactic'] or 'no tactic in words'}{shown}"}
 
-    def _do_hero_point(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_hero_point(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """A participant's player raises their own result one step after seeing the
         roll (§2.3.5.5, R5.3): one per roll, never on a critical."""
         self._require_phase("rolled")
@@ -388,7 +396,7 @@ class GroupFlow(GroupFraming):
             payload = {"summary": secret, "gm_summary": summary}
         return {**payload, "hero_point": {"participant": name, "character_id": payer}}
 
-    def _do_resolve(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_resolve(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM settles the pending roll: the group simple contest is collated; a
         long contest's action is played with the hero points spent on it."""
         self._require_gm(actor, "resolve the roll")
@@ -400,11 +408,13 @@ class GroupFlow(GroupFraming):
         players while the GM's roll is hidden."""
         raise NotImplementedError
 
-    def _settle(self, data: dict[str, Any]) -> dict:
+    def _settle(self, data: dict[str, Any]) -> dict[str, Any]:
         """The GM's `resolve` of the pending roll."""
         raise NotImplementedError
 
-    def _do_apply_consequences(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_apply_consequences(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """The GM confirms (or edits) each participant's consequence or benefit (§2.11)."""
         self._require_gm(actor, "confirm consequences")
         self._require_phase("resolved")
@@ -441,7 +451,7 @@ class GroupFlow(GroupFraming):
         if participant["character_id"] is not None and self.state["apply_consequences"]:
             self.state["suggested"].append({"participant": name, "state": state})
 
-    def _do_join(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_join(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM adds a participant before any group contest starts (more PCs, NPCs on
         further sides of a free-for-all, followers in a scored contest), or someone
         joins a group scored contest in progress, accepting its framing (§5.2.7). The

@@ -86,7 +86,7 @@ class GroupExtendedFlow(GroupLongFlow):
             for state in states:
                 self._suggest(name, state)
 
-    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict) -> str:
+    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict[str, Any]) -> str:
         machine.switch_ability(
             name=name, rating=tn.rating.total, bumps=tn.bumps, stretched=tn.stretched
         )
@@ -132,7 +132,9 @@ class GroupExtendedFlow(GroupLongFlow):
             )
         return rolls
 
-    def _open_parting_shots(self, participant: dict, engine: dict, standing: dict) -> list[str]:
+    def _open_parting_shots(
+        self, participant: dict[str, Any], engine: dict[str, Any], standing: dict[str, Any]
+    ) -> list[str]:
         shot = engine.get("parting_shot")
         return [shot["at"]] if shot and shot["by"] == participant["name"] else []
 
@@ -328,7 +330,9 @@ class GroupExtendedFlow(GroupLongFlow):
 
     # -- actions ----------------------------------------------------------------------
 
-    def _do_unrelated_action(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_unrelated_action(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """Something other than contending for the prize: in a scored contest a simple
         contest against a resistance class by someone not enmeshed (§5.2.2); in an
         extended contest the turn's action given up (§5.3.7)."""
@@ -346,7 +350,9 @@ class GroupExtendedFlow(GroupLongFlow):
             [],
         )
 
-    def _do_parting_shot(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_parting_shot(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """Kick an opponent who was just knocked out (§5.1.4, §5.3.4)."""
         self._require_phase("preparing", "resolved")
         name = read_name(data, "participant")
@@ -370,7 +376,7 @@ class GroupExtendedFlow(GroupLongFlow):
             {"actor_hero_point": name, "defender_hero_point": shot["at"]},
         )
 
-    def _do_declare(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_declare(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """A participant's bid (default 3; a PC may stake up to their starting AP),
         the opponent(s) they single out and how daring it is (§5.3.3, §5.3.6). The
         first declaration starts the contest: AP are figured from the TNs then."""
@@ -395,7 +401,7 @@ class GroupExtendedFlow(GroupLongFlow):
             **self._totals(machine),
         }
 
-    def _do_delay(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_delay(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """Let the others act first this round (§5.3.3)."""
         self._require_phase("preparing")
         name = read_name(data, "participant")
@@ -405,7 +411,7 @@ class GroupExtendedFlow(GroupLongFlow):
         self._save(machine)
         return {"summary": f"{name} waits to act later this round"}
 
-    def _do_act(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_act(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The participant whose turn it is acts against one opponent: an exchange
         (§5.3.1), with the declared target and bid unless the GM allows a change."""
         self._require_phase("preparing")
@@ -436,7 +442,7 @@ class GroupExtendedFlow(GroupLongFlow):
         declared = state["declarations"].get(name) or {}
         return next((t for t in declared.get("targets", []) if status.get(t) == "in"), None)
 
-    def _do_disengage(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_disengage(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """Try to leave the contest as the turn's action (§5.3.9): a victory withdraws
         with the AP held; a defeat hands part of them to the opponent."""
         self._require_phase("preparing")
@@ -450,7 +456,7 @@ class GroupExtendedFlow(GroupLongFlow):
             {"hero_point": name, "opponent_hero_point": opponent},
         )
 
-    def _do_rejoin(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_rejoin(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """A withdrawn participant comes back with the AP they left with, plus any the
         GM restores (§5.3.9)."""
         self._require_phase("preparing")
@@ -463,7 +469,7 @@ class GroupExtendedFlow(GroupLongFlow):
             machine, "rejoin", {}, f"{name} rejoins the contest (+{restore} AP)", []
         )
 
-    def _do_lend(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_lend(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """Lend AP to a PC on one's side as the turn's action (§5.3.10): a simple
         contest against the amount."""
         self._require_phase("preparing")
@@ -482,7 +488,9 @@ class GroupExtendedFlow(GroupLongFlow):
             {"hero_point": name},
         )
 
-    def _do_final_action(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_final_action(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """A knocked-out PC's one try to get back in (§5.3.5): it costs a hero point at
         once; a second one may raise the roll. The ability is the sheet's (`ability_id`)
         or the one in use."""
@@ -516,7 +524,7 @@ class GroupExtendedFlow(GroupLongFlow):
         payload["hero_point"] = {"participant": name, "character_id": payer}
         return payload
 
-    def _do_gift(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_gift(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """A character outside the contest tries to raise a participant's AP (§5.3.11):
         a bid up to their rating against twice the bid; on a defeat the named opponent
         gains instead. Takes no one's turn, and is played at once unless a giver with a

@@ -224,7 +224,12 @@ class GroupLongFlow(GroupFlow):
         return action == "act" and result["actor_result"] == result["defender_result"] == "fumble"
 
     def _played(
-        self, machine: Any, action: str, args: dict, summary: str, rolls: list[dict]
+        self,
+        machine: Any,
+        action: str,
+        args: dict[str, Any],
+        summary: str,
+        rolls: list[dict[str, Any]],
     ) -> dict[str, Any]:
         """An engine action has been played: keep it, and see whether the contest ended
         (a parting shot can also bring a beaten contestant back, §5.1.4, §5.3.4)."""
@@ -239,7 +244,9 @@ class GroupLongFlow(GroupFlow):
             self.state.update(phase="preparing", outcome=None, suggested=[])
         return {"summary": summary, "rolls": rolls, **self._totals(machine)}
 
-    def _dice(self, data: dict, roller: Roller, rollers: dict[str, Any]) -> dict[str, int]:
+    def _dice(
+        self, data: dict[str, Any], roller: Roller, rollers: dict[str, Any]
+    ) -> dict[str, int]:
         """The action's dice, kept under `data["dice"]` for replay: `rollers` names who
         rolls each; a physical d20 entered for a participant is their roll."""
         dice = data.setdefault("dice", {})
@@ -274,7 +281,7 @@ class GroupLongFlow(GroupFlow):
         secret = f"{name} spends a hero point; the GM's roll stays secret"
         return summary, secret
 
-    def _settle(self, data: dict[str, Any]) -> dict:
+    def _settle(self, data: dict[str, Any]) -> dict[str, Any]:
         pending = self.state["pending"]
         machine = self._machine()
         summary = pending["summary"]
@@ -300,7 +307,9 @@ class GroupLongFlow(GroupFlow):
 
     # -- actions of both long kinds -------------------------------------------------
 
-    def _do_switch_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_switch_ability(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """Go on with another ability (§5.2.8 in a pairing; §5.3.8 from round 2)."""
         self._require_phase("preparing")
         name = read_name(data, "participant")
@@ -318,6 +327,6 @@ class GroupLongFlow(GroupFlow):
             f"(TN {tn.rating}){where}"
         }
 
-    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict) -> str:
+    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict[str, Any]) -> str:
         """Tell the engine of the switch; returns where it happened, for the log."""
         raise NotImplementedError

@@ -106,7 +106,7 @@ class GroupScoredFlow(GroupLongFlow):
                 if state is not None:
                     self._suggest(name, state.value)
 
-    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict) -> str:
+    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict[str, Any]) -> str:
         pairing = read_int(data, "pairing")
         machine.switch_ability(
             pairing=pairing, participant=name, rating=tn.rating.total, stretched=tn.stretched
@@ -130,7 +130,9 @@ class GroupScoredFlow(GroupLongFlow):
             and pairing["waiting"]  # not played this group round yet
         ]
 
-    def _open_parting_shots(self, participant: dict, engine: dict, standing: dict) -> list[str]:
+    def _open_parting_shots(
+        self, participant: dict[str, Any], engine: dict[str, Any], standing: dict[str, Any]
+    ) -> list[str]:
         me = standing.get(participant["name"], {})
         if self._payer(participant["name"]) is None or me.get("enmeshed"):
             return []
@@ -283,7 +285,9 @@ class GroupScoredFlow(GroupLongFlow):
 
     # -- actions ----------------------------------------------------------------------
 
-    def _do_unrelated_action(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_unrelated_action(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """Something other than contending for the prize: in a scored contest a simple
         contest against a resistance class by someone not enmeshed (§5.2.2); in an
         extended contest the turn's action given up (§5.3.7)."""
@@ -309,7 +313,9 @@ class GroupScoredFlow(GroupLongFlow):
             note=description,
         )
 
-    def _do_parting_shot(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_parting_shot(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """Kick an opponent who was just knocked out (§5.1.4, §5.3.4)."""
         self._require_phase("preparing", "resolved")
         shooter, target = read_name(data, "participant"), read_name(data, "target")
@@ -330,7 +336,7 @@ class GroupScoredFlow(GroupLongFlow):
             {"hero_point": shooter, "target_hero_point": target},
         )
 
-    def _do_engage(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_engage(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM pairs a PC-side participant with an opponent: a contest of their own,
         first to 5 RP (§5.2.1). The first pairing starts the contest."""
         self._require_phase("preparing")
@@ -341,7 +347,7 @@ class GroupScoredFlow(GroupLongFlow):
         self._save(machine)
         return {"summary": f"Pairing #{number}: {pc} against {opponent}"}
 
-    def _do_play_round(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_play_round(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM rolls one round of a pairing, with its members' round tactics."""
         self._require_phase("preparing")
         self._require_gm(actor, "roll a pairing's round")
@@ -367,7 +373,7 @@ class GroupScoredFlow(GroupLongFlow):
             {"pc_hero_point": pc, "opponent_hero_point": opponent},
         )
 
-    def _do_assist(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_assist(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """Someone not enmeshed helps a teammate in a pairing (§5.2.3): moderate
         resistance, then high, very high, nearly impossible for later assists; the GM
         may shift it one step easier or harder (`resistance_shift` -1 or +1)."""
@@ -390,7 +396,9 @@ class GroupScoredFlow(GroupLongFlow):
         args.update(self._dice(data, roller, rollers))
         return self._rolled("assist", args, rollers, {"hero_point": helper})
 
-    def _do_remove_follower(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_remove_follower(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """An opponent not enmeshed takes a follower out with a simple contest (§5.2.4)."""
         self._require_phase("preparing")
         remover, follower = read_name(data, "participant"), read_name(data, "follower")
@@ -411,7 +419,9 @@ class GroupScoredFlow(GroupLongFlow):
             {"hero_point": remover, "follower_hero_point": follower},
         )
 
-    def _do_shift_points(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_shift_points(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """An owner moves RP scored against them onto a secondary contestant (§5.2.4)."""
         self._require_phase("preparing")
         owner, follower = read_name(data, "participant"), read_name(data, "follower")

@@ -111,7 +111,7 @@ class GroupSimpleFlow(GroupFlow):
         cost = boost_cost(max(len(self.heroes), 1))
         return {"paid": paid, "cost": cost, "level": min(2, paid // cost)}
 
-    def _do_boost(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_boost(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """One hero point toward a boost, before the roll (§4.5.3, R7): a boost costs
         1 per 3 heroes or part of 3, a double boost twice that, any mix of players."""
         self._require_phase("preparing")
@@ -133,7 +133,7 @@ class GroupSimpleFlow(GroupFlow):
             "hero_point": {"participant": name, "character_id": participant["character_id"]},
         }
 
-    def _do_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_roll(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM rolls for every PC and, separately, for the resistance against each
         (§4.2.1 step 4); hero points may then be spent before `resolve`. A physical d20
         entered for a participant is their roll (the resistance's, its first)."""
@@ -275,7 +275,7 @@ class GroupSimpleFlow(GroupFlow):
             and both_fumbled(self._pairing_outcome(p))
         ]
 
-    def _do_both_fumble(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_both_fumble(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM declares that a participant who fumbled against a fumbling resistance
         suffers a marginal defeat (§4.4.2's footnote, R18.10): their own consequence in
         place of the group's; the points stand."""
@@ -301,7 +301,7 @@ class GroupSimpleFlow(GroupFlow):
             f"marginal defeat for {name}, who is {state.value} (§4.4.2)"
         }
 
-    def _settle(self, data: dict[str, Any]) -> dict:
+    def _settle(self, data: dict[str, Any]) -> dict[str, Any]:
         pending = self.state["pending"]
         group = group_simple_contest(
             [self._pairing_outcome(p) for p in pending["pairings"]], boost=pending["boost"]

@@ -103,7 +103,7 @@ class LongFlow(TableFlow):
         """This kind's round arguments besides the dice (tactics, modifiers...)."""
         raise NotImplementedError
 
-    def _settle(self, pending: dict[str, Any]) -> dict:
+    def _settle(self, pending: dict[str, Any]) -> dict[str, Any]:
         machine = self._machine()
         before = self._totals(machine)
         entry = jsonable(machine.settle())

@@ -299,7 +299,9 @@ class TableFlow(SharedOffers):
 
     # -- acting -------------------------------------------------------------------
 
-    def _do_choose_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_choose_ability(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """A player picks the ability (and its rating and states, from the sheet)."""
         self._require_phase("preparing")
         side = read_side(data)
@@ -327,7 +329,9 @@ class TableFlow(SharedOffers):
         rating, tn = Rating(info["rating"]), self.target(side).rating
         return {"summary": f"{info['name']} uses {info['ability']} ({rating}); TN {tn}"}
 
-    def _do_no_relevant_ability(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_no_relevant_ability(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """The GM rules that no ability on the sheet applies: the side rolls against a
         base TN of 6, modifiers still applying (§2.1.2.1, R18.10)."""
         self._require_gm(actor, "rule that no ability applies")
@@ -347,7 +351,7 @@ class TableFlow(SharedOffers):
             f"{NO_RELEVANT_ABILITY} (§2.1.2.1); TN {self.target(side).rating}"
         }
 
-    def _do_set_tactic(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_set_tactic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         self._require_phase("preparing")
         side = read_side(data)
         self._require_control(actor, side, "describe their tactic")
@@ -362,7 +366,7 @@ class TableFlow(SharedOffers):
         info["round_tactic"] = round_tactic
         return {"summary": f"{info['name']}: {info['tactic']}"}
 
-    def _do_roll(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_roll(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM calls for the roll: both sides roll d20 (§4.1.1 step 4)."""
         self._require_gm(actor, "call for the roll")
         self._require_phase("preparing")
@@ -384,7 +388,7 @@ class TableFlow(SharedOffers):
         """What the roll is for, kept with the pending roll (an extended contest's bid)."""
         return None
 
-    def _pend(self, data: dict, roller: Roller, **extra: Any) -> dict:
+    def _pend(self, data: dict[str, Any], roller: Roller, **extra: Any) -> dict[str, Any]:
         """Both sides roll; the results wait in `pending` for hero points and `resolve`.
         `extra` names what is rolled for (an extended contest's bid, a parting shot...)."""
         pc_roll = read_roll(data, "pc_roll", roller)
@@ -416,7 +420,7 @@ class TableFlow(SharedOffers):
             f"the GM rolled for {opponent_name} in secret",
         )
 
-    def _do_hero_point(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_hero_point(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """Spend a hero point to raise one's own result a step (§2.3.5.5, R5.3)."""
         self._require_phase("rolled")
         side = read_side(data)
@@ -450,7 +454,7 @@ class TableFlow(SharedOffers):
             "hero_point": {"side": side, "character_id": self.side(side)["character_id"]},
         }
 
-    def _do_pyrrhic(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_pyrrhic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The PC fights for a pyrrhic victory (§2.17, R11): a bump up now, a state of
         adversity at the end whatever happens."""
         self._require_phase("preparing")
@@ -465,7 +469,7 @@ class TableFlow(SharedOffers):
         )
         return {"summary": f"{self.side('pc')['name']} fights for a pyrrhic victory: a bump up"}
 
-    def _do_resolve(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_resolve(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The GM settles the roll: a simple contest is decided; a long contest plays
         the round through the engine and goes on until the engine says it is over."""
         self._require_gm(actor, "resolve the roll")
@@ -474,7 +478,7 @@ class TableFlow(SharedOffers):
         pending["revealed"] = True
         return self._settle(pending)
 
-    def _settle(self, pending: dict[str, Any]) -> dict:
+    def _settle(self, pending: dict[str, Any]) -> dict[str, Any]:
         """The pending roll decides the contest (a long contest plays it as a round)."""
         outcome = self._simple_outcome(
             pending["pc_roll"], pending["opponent_roll"], pending=pending
@@ -490,7 +494,9 @@ class TableFlow(SharedOffers):
         self.state["last_line"] = line
         return {"summary": line, "rolls": rolls}
 
-    def _do_apply_consequences(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_apply_consequences(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """The GM confirms (or edits) the suggested consequences and benefits (§2.11)."""
         self._require_gm(actor, "confirm consequences")
         self._require_phase("resolved")
@@ -577,7 +583,9 @@ class TableFlow(SharedOffers):
         outcome after it."""
         return self._pending_outcome(pending)
 
-    def _simple_outcome(self, pc_roll: int, opponent_roll: int, pending: dict | None = None) -> Any:
+    def _simple_outcome(
+        self, pc_roll: int, opponent_roll: int, pending: dict[str, Any] | None = None
+    ) -> Any:
         pc, opponent = self.target("pc"), self.target("opponent")
         outcome = simple_contest(
             pc.rating,

@@ -20,7 +20,7 @@ from .scored import ScoredFlow
 from .simple import SimpleFlow
 
 FLOW_CLASSES: dict[str, type[BaseFlow]] = {
-    cls.KIND: cls  # type: ignore[misc]
+    cls.KIND: cls
     for cls in (
         SimpleFlow,
         AutomaticFlow,

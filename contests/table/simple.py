@@ -69,7 +69,9 @@ class SimpleFlow(TableFlow):
             and not self.is_player_side("opponent")
         )
 
-    def _do_confusing_tie(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_confusing_tie(
+        self, data: dict[str, Any], actor: Actor, roller: Roller
+    ) -> dict[str, Any]:
         """The GM rules a tie that is hard to picture a marginal victory for the PC
         (§2.3.5.2, §2.10; R18.10): the outcome, its consequences and any variant follow."""
         self._require_gm(actor, "rule a confusing tie")
@@ -89,7 +91,7 @@ class SimpleFlow(TableFlow):
             "(§2.3.5.2)"
         }
 
-    def _do_escalate(self, data: dict, actor: Actor, roller: Roller) -> dict:
+    def _do_escalate(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """Continue a decided simple contest as round one of a scored or chained contest
         (§2.8.2), before its consequences are applied. The flow becomes the new kind's."""
         self._require_gm(actor, "escalate the contest")

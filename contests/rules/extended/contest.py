@@ -108,7 +108,7 @@ class ExtendedContest(HoldsRolls, ExtendedContestBase):
         )
 
     def _side_name(self, side: str) -> str:
-        return self._label(side)  # type: ignore[arg-type]
+        return self._label(side)
 
     # -- actions --------------------------------------------------------------
 

@@ -94,7 +94,7 @@ class ExtendedContestBase(ContestMachine):
         if not isinstance(pc_followers, list | tuple):
             raise RulesError(f"pc_followers must be a list of ratings, not {pc_followers!r}")
         self.better_roll = read_better_roll(better_roll)
-        self.first: Side = first  # type: ignore[assignment]
+        self.first: Side = first
         inputs = read_sides(pc, opponent)
         self.sides: dict[str, _Contestant] = {}
         for side, given in inputs.items():
