@@ -131,7 +131,9 @@ def prepared_template(kind: str) -> str:
         raise ValueError(f"unknown template {kind!r}")
     base = os.environ.get("DATABASE_URL", "")
     version = _template_version()
-    steps = [("migrate", "--noinput")] + ([("seed_demo",)] if kind == "demo" else [])
+    # The demo template is the migrated one seeded: one migration run serves both.
+    source = prepared_template("migrated") if kind == "demo" else None
+    steps = [("seed_demo",)] if source else [("migrate", "--noinput")]
     if not _is_postgres(base):
         folder = Path(tempfile.gettempdir()) / "questworlds-templates"
         folder.mkdir(exist_ok=True)
@@ -143,6 +145,8 @@ def prepared_template(kind: str) -> str:
                     old.unlink()
                 building = path.with_suffix(".building")
                 building.unlink(missing_ok=True)
+                if source:
+                    shutil.copyfile(source, building)
                 env = server_env(f"sqlite:///{building}")
                 for step in steps:
                     manage(env, *step)
@@ -162,7 +166,8 @@ def prepared_template(kind: str) -> str:
             conn.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
         building = f"{name}_building"
         conn.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{building}"')
+        copy = f' TEMPLATE "{source}"' if source else ""
+        conn.execute(f'CREATE DATABASE "{building}"{copy}')
         env = server_env(urllib.parse.urlsplit(base)._replace(path=f"/{building}").geturl())
         try:
             for step in steps:

@@ -63,6 +63,24 @@ def _isolate_worker_services() -> None:
 _isolate_worker_services()
 
 
+# Test databases are written and thrown away: no commit waits for the disk. libpq reads
+# PGOPTIONS, so the servers and `manage.py` runs the tests start inherit it too.
+os.environ["PGOPTIONS"] = "-c synchronous_commit=off"
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix) -> None:
+    """Each worker's test database is a copy of the migrated template the live servers
+    start from (bench/liveserver.py `prepared_template`), made once per version of the
+    migrations: one migration run for the whole suite instead of one per worker (Django
+    then finds nothing left to apply)."""
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("postgresql"):
+        from bench.liveserver import prepared_template
+
+        database.setdefault("TEST", {})["TEMPLATE"] = prepared_template("migrated")
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under REQUIRE_SERVICES (CI), refuse to run on the embedded fallbacks."""
     if not settings.REQUIRE_SERVICES:

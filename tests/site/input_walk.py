@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -40,11 +41,14 @@ UNICODE_DIGITS = ["²", "١", "٣", "１"]
 NOT_NUMBERS = [*UNICODE_DIGITS, " 1 ", "1_0", str(10**30), "1.5"]
 # Numbers in some places (a signed modifier, an optional field): never a server error.
 ODD = ["+1", "-1", ""]
-# The walk sends one of each kind: "²" (isdigit() but not int()), "١" and "１" (int()
-# reads them), then what int() takes but a person does not type, a decimal, nothing, and
-# a number beyond any column. ("٣" is "١"'s kind.) A NUL is refused before any view
-# (RejectNulMiddleware): one request a route shows it.
-HOSTILE = ["²", "١", "１", " 1 ", "1_0", "+1", "-1", "1.5", "", str(10**30)]
+# The walk for server errors sends one value of each kind a view could stumble on if it
+# read a number on its own: "²" (isdigit() but not int()), a decimal, nothing, a sign
+# and a number beyond any column. What int() reads but a person does not type ("١",
+# "１", " 1 ", "1_0", "+1") cannot raise: it is checked where it could do harm, in
+# every numeric field of every form (`NOT_NUMBERS`, tests/site/test_unicode_input.py
+# `_check_forms`), and by the one reader itself (tests/site/test_inputs.py). A NUL is
+# refused before any view (RejectNulMiddleware): one request a route shows it.
+HOSTILE = ["²", "1.5", "", "-1", str(10**30)]
 NUL = "1\x00"
 # Too large for a PostgreSQL integer, in a route's <id:...>.
 HUGE_IDS = ["99999999999999999999", str(2**31)]
@@ -285,7 +289,12 @@ def names_read_in_code() -> set[str]:
     """Every field or parameter name the apps' code reads from a request by name
     (`request.GET.get("page")`, `source.get("retainer")`, `post.getlist("states")`),
     found by reading the source, for what no page shows (a page link only there when
-    there is a second page)."""
+    there is a second page). Read once a process: the code does not change in a run."""
+    return set(_names_in_source())
+
+
+@functools.cache
+def _names_in_source() -> frozenset[str]:
     names = set()
     root = Path(settings.BASE_DIR)
     for app in APPS:
@@ -306,7 +315,7 @@ def names_read_in_code() -> set[str]:
                 name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
                 if name in QUERY_DICTS:
                     names.add(node.args[0].value)
-    return names
+    return frozenset(names)
 
 
 class NamesRead:

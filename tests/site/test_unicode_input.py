@@ -8,11 +8,13 @@ archive's filter (`?character=²`, for members and on the public link) answered 
 The walk: every URL pattern the resolver knows, filled with the ids of a campaign built
 through the services, as each person (anonymous, an outsider, a spectator, a player,
 the GM): GET with every query parameter the pages' links and forms use, and POST with
-every field name of every form the pages show, each set to Unicode digits, signs,
-spaces, underscores, a huge value, a decimal, nothing and NUL: never a 5xx. Each form
-the pages show is then posted as shown but for one numeric field (a number input, a
-select of ids, a hidden id) set to each value that is not a number: a 4xx or the form
-again, and nothing changed. Each route's ids, too large for the database, are a 404.
+every field name of every form the pages show, each set to one value of every kind
+that could raise where a number is read (a Unicode digit int() refuses, a decimal,
+nothing, a sign, a huge value) and NUL: never a 5xx. Each form the pages show is then
+posted as shown but for one numeric field (a number input, a select of ids, a hidden id)
+set to each value that is not a number (Unicode digits int() reads, spaces, underscores,
+signs, a decimal, a huge value): a 4xx or the form again, and nothing changed. Each
+route's ids, too large for the database, are a 404.
 """
 
 from __future__ import annotations
