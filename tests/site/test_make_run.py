@@ -11,7 +11,8 @@ import subprocess
 import time
 import urllib.request
 
-from bench.liveserver import ROOT, free_port, log_in, stop, wait_for_http
+from bench.janitor import start, stop
+from bench.liveserver import ROOT, free_port, log_in, wait_for_http
 
 
 def test_make_run_serves_the_app_and_a_working_demo_login(tmp_path):
@@ -20,13 +21,12 @@ def test_make_run_serves_the_app_and_a_working_demo_login(tmp_path):
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     log = tmp_path / "run.log"
     with log.open("w") as out:
-        process = subprocess.Popen(
+        process = start(
             ["make", "--no-print-directory", "run", f"PORT={port}"],
             cwd=ROOT,
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
         )
     try:
         base = f"http://127.0.0.1:{port}"
