@@ -35,9 +35,11 @@ def test_make_run_serves_the_app_and_a_working_demo_login(tmp_path):
             assert response.status == 200
         _, landed = log_in(base, "gm", "questworlds")
         assert "The Sunken Crown" in landed and "you are the GM" in landed
-        time.sleep(0.2)
-        printed = log.read_text()
+        # What make printed before the server answered, read until it is all in the file.
+        deadline = time.monotonic() + 30
+        while f"http://127.0.0.1:{port}/" not in (printed := log.read_text()):
+            assert time.monotonic() < deadline, printed
+            time.sleep(0.1)
         assert "Demo logins" in printed and "alice" in printed and "bob" in printed
-        assert f"http://127.0.0.1:{port}/" in printed
     finally:
         stop(process)
