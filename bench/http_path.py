@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.janitor import start, stop
 from bench.liveserver import (
     DEFAULT_SERVER,
     SERVERS,
@@ -619,7 +620,7 @@ def profiled(pid: int, seconds: float, work: Path):
         yield result
         return
     out = work / "profile.txt"
-    process = subprocess.Popen(
+    process = start(
         [
             spy,
             "record",
@@ -644,10 +645,9 @@ def profiled(pid: int, seconds: float, work: Path):
     try:
         yield result
     finally:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=seconds + 30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         result.update(profile_shares(out) if out.exists() else {"skipped": "py-spy wrote nothing"})
 
 

@@ -3,7 +3,11 @@ database, for browser tests, the multi-process tests and the benchmarks.
 
 `app_process` is the one place that launches the ASGI server; `app_server` and
 `demo_server` wrap it. `SERVERS["uvicorn"]` is production's command line: the Dockerfile
-and `make run` use the same options (tests/site/test_asgi_server.py holds them to it)."""
+and `make run` use the same options (tests/site/test_asgi_server.py holds them to it).
+
+Every process started here and every database made here is registered with this
+process's janitor (bench.janitor), which stops and drops them if this process is killed
+before it does so itself."""
 
 from __future__ import annotations
 
@@ -15,7 +19,6 @@ import importlib.util
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +31,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
+
+from bench.janitor import forget_database, run, start, stop, watch_database
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,16 +59,6 @@ def wait_for_http(url: str, process: subprocess.Popen, timeout: float = 90) -> N
                 return
         time.sleep(0.3)
     raise ServerError(f"{url} did not answer within {timeout} s")
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 def _admin_url(base: str) -> str:
@@ -97,13 +92,15 @@ def fresh_database(tmp_dir: Path, *, template: str | None = None) -> Iterator[st
     parts = urllib.parse.urlsplit(base)
     name = f"qw_live_{uuid.uuid4().hex[:10]}"
     copy = f' TEMPLATE "{source}"' if source else ""
-    with psycopg.connect(_admin_url(base), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"{copy}')
+    watch_database(_admin_url(base), name)
     try:
+        with psycopg.connect(_admin_url(base), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"{copy}')
         yield parts._replace(path=f"/{name}").geturl()
     finally:
         with psycopg.connect(_admin_url(base), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        forget_database(name)
 
 
 # What a prepared database depends on: the migrations and the demo campaign's code.
@@ -124,8 +121,9 @@ def prepared_template(kind: str) -> str:
     """A migrated (`kind="migrated"`) or demo-seeded (`"demo"`) template database.
 
     Made once per version of the migrations and demo code, under a lock so parallel
-    test workers build it once; older versions are dropped. Returns the PostgreSQL
-    database's name, or the SQLite file's path.
+    test workers build it once; older versions are dropped. Kept between runs, as a
+    cache: not registered with the janitor, except while it is being built. Returns the
+    PostgreSQL database's name, or the SQLite file's path.
     """
     if kind not in ("migrated", "demo"):
         raise ValueError(f"unknown template {kind!r}")
@@ -165,6 +163,7 @@ def prepared_template(kind: str) -> str:
         for (old,) in stale:
             conn.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
         building = f"{name}_building"
+        watch_database(_admin_url(base), building)
         conn.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
         copy = f' TEMPLATE "{source}"' if source else ""
         conn.execute(f'CREATE DATABASE "{building}"{copy}')
@@ -175,6 +174,8 @@ def prepared_template(kind: str) -> str:
         except BaseException:
             conn.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
             raise
+        finally:
+            forget_database(building)
         conn.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')
     return name
 
@@ -188,14 +189,7 @@ def server_env(database_url: str, **extra: str) -> dict[str, str]:
 
 
 def manage(env: dict[str, str], *args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, timeout=300)
     if result.returncode:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout
@@ -277,13 +271,12 @@ def app_process(
     port = port or free_port()
     with contextlib.ExitStack() as files:
         stderr = files.enter_context(stderr_path.open("ab")) if stderr_path else subprocess.PIPE
-        process = subprocess.Popen(
+        process = start(
             [sys.executable, "-m", *(a.format(port=port) for a in command)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
-            start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -386,11 +379,10 @@ def nginx_balancer(
     prefix = Path(tempfile.mkdtemp(prefix="qw-nginx-"))
     config = prefix / "nginx.conf"
     config.write_text(nginx_config(prefix, port, upstreams, static_root))
-    process = subprocess.Popen(
+    process = start(
         [NGINX, "-p", str(prefix), "-c", str(config)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:

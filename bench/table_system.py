@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.liveserver import ROOT, free_port, stop
+from bench.janitor import start, stop
+from bench.liveserver import ROOT, free_port
 
 from .table_common import BenchError
 from .table_data import Table
@@ -170,12 +171,11 @@ def bare_server(log_path: Path) -> Iterator[int]:
     """The bare `websockets` fan-out server (this module, --bare-server) in a child."""
     port = free_port()
     with log_path.open("ab") as err:
-        process = subprocess.Popen(
+        process = start(
             [sys.executable, "-m", "bench.table", "--bare-server", str(port)],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=err,
-            start_new_session=True,
         )
     try:
         wait_for_port(port, process)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
 from bench.http_path import CYCLE
+from bench.janitor import run
 from bench.liveserver import ROOT
 from bench.table import DEFAULT_REDIS_URL
 
@@ -51,12 +51,10 @@ def test_small_table_benchmark_reports_every_figure_and_loses_nothing():
     redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
     if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
         pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")
-    result = subprocess.run(
+    result = run(
         [sys.executable, "-m", "bench.table", "--small"],
         cwd=ROOT,
         env=dict(os.environ),
-        capture_output=True,
-        text=True,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-4000:]
@@ -110,12 +108,10 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
     redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
     if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
         pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")
-    result = subprocess.run(
+    result = run(
         [sys.executable, "-m", "bench.http_path", "--small"],
         cwd=ROOT,
         env=dict(os.environ),
-        capture_output=True,
-        text=True,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-4000:]

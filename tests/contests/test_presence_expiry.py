@@ -5,11 +5,16 @@ rows leaves a live process's rows alone."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import re
 import signal
+import sqlite3
 import time
+from datetime import UTC, datetime, timedelta
 
+import psycopg
 import pytest
 import websockets
 from channels.db import database_sync_to_async
@@ -60,20 +65,41 @@ async def _sit(base: str, username: str):
     return socket
 
 
-def _rows(env, *usernames: str) -> dict[str, int]:
-    script = (
-        "from contests.presence import present_people\n"
-        "from contests.models import TablePresence as T\n"
-        "import json\n"
-        "rows = {u: T.objects.filter(user__username=u).count() for u in NAMES}\n"
-        "listed = {p.name for c in {r.campaign_id for r in T.objects.all()} "
-        "for p in present_people(c)}\n"
-        "print(json.dumps({'rows': rows, 'listed': sorted(listed)}))\n"
-    )
-    import json
+def _query(database_url: str, sql: str, *params) -> list[tuple]:
+    """Read the live servers' database (PostgreSQL, or SQLite on a bare laptop)."""
+    if database_url.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(database_url.removeprefix("sqlite:///"))) as db:
+            return db.execute(sql.replace("%s", "?"), params).fetchall()
+    with psycopg.connect(database_url) as conn:
+        return conn.execute(sql, params).fetchall()
 
-    out = manage(env, "shell", "-c", f"NAMES = {list(usernames)!r}\n{script}")
-    return json.loads(out.strip().splitlines()[-1])
+
+PRESENCE_OF = (
+    "SELECT p.seen_at FROM contests_tablepresence p "
+    "JOIN accounts_user u ON u.id = p.user_id WHERE u.username = %s"
+)
+
+
+def _rows(database_url: str, *usernames: str) -> dict[str, int]:
+    """Each person's presence rows in the live servers' database."""
+    return {name: len(_query(database_url, PRESENCE_OF, name)) for name in usernames}
+
+
+def _seen_at(database_url: str, username: str) -> datetime:
+    (seen,) = max(_query(database_url, PRESENCE_OF, username))
+    if isinstance(seen, str):  # SQLite keeps it as text, in UTC
+        seen = datetime.fromisoformat(seen).replace(tzinfo=UTC)
+    return seen
+
+
+async def _listed(socket) -> str:
+    """The people at the table as a seated page is shown them: its whole state, asked
+    for again (what a page does after a reconnect)."""
+    await socket.send(json.dumps({"action": "resync"}))
+    while True:
+        message = await asyncio.wait_for(socket.recv(), 20)
+        if 'id="presence"' in message:
+            return message.split('id="presence"', 1)[1].split("</ul>", 1)[0]
 
 
 @pytest.mark.xdist_group("servers")
@@ -83,16 +109,23 @@ async def test_a_killed_process_rows_expire_and_only_they_are_cleared(tmp_path):
         with app_process(env) as (doomed, first), app_process(env) as (_live, second):
             alice = await _sit(first, "alice")
             bob = await _sit(second, "bob")
-            seated = _rows(env, "alice", "bob")
-            assert seated["rows"] == {"alice": 1, "bob": 1}
+            bob_sat = _seen_at(database_url, "bob")
+            assert _rows(database_url, "alice", "bob") == {"alice": 1, "bob": 1}
+            assert "Alice" in await _listed(bob)
             os.kill(doomed.pid, signal.SIGKILL)  # no disconnect handler runs
             doomed.wait(timeout=10)
-            assert _rows(env, "alice", "bob")["rows"]["alice"] == 1  # left behind...
-            time.sleep(4.5)  # ...and past three missed heartbeats (1 s each)
-            after = _rows(env, "alice", "bob")
-            assert "Alice" not in " ".join(after["listed"])  # no longer shown
-            assert any(name.startswith("Bob") for name in after["listed"])
+            assert _rows(database_url, "alice", "bob")["alice"] == 1  # left behind...
+            # ...until three heartbeats are missed: Alice is no longer shown; and by
+            # then Bob's row, as old as hers, would have expired too without his
+            # process's heartbeat. Bounded generously; expiry takes ~3 s.
+            deadline = time.monotonic() + 60
+            expired = bob_sat + timedelta(seconds=3)  # the servers' clock is this one
+            while "Alice" in (listed := await _listed(bob)) or datetime.now(UTC) < expired:
+                assert time.monotonic() < deadline, f"Alice is still listed: {listed}"
+                await asyncio.sleep(0.2)
+            assert "Bob" in listed
+            assert _seen_at(database_url, "bob") > bob_sat  # kept alive by heartbeats
             assert "Cleared 1 stale" in manage(env, "clear_presence")
-            assert _rows(env, "alice", "bob")["rows"] == {"alice": 0, "bob": 1}
+            assert _rows(database_url, "alice", "bob") == {"alice": 0, "bob": 1}
             await bob.close()
             del alice

@@ -14,6 +14,7 @@ import redis
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
+from bench.janitor import start, stop
 from bench.liveserver import free_port
 from contests import live
 from contests.models import ContestEvent
@@ -34,7 +35,7 @@ class PrivateRedis:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
+        self.process = start(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""],
             stdout=subprocess.DEVNULL,
         )
@@ -49,8 +50,7 @@ class PrivateRedis:
 
     def stop(self) -> None:
         if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
+            stop(self.process)
             self.process = None
 
 

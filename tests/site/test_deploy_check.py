@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from bench.janitor import run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,12 +28,10 @@ def test_check_deploy_is_clean_with_the_documented_production_settings():
     for name in PRODUCTION:
         assert name in documented, f"docs/deploy.md does not document {name}"
     env = {**os.environ, **PRODUCTION}
-    result = subprocess.run(
+    result = run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -57,12 +56,10 @@ def test_the_health_check_answers_over_plain_http_when_everything_else_redirects
         "DATABASE_URL": f"sqlite:///{tmp_path / 'health.sqlite3'}",
         "DJANGO_SETTINGS_MODULE": "questworlds_site.settings",
     }
-    result = subprocess.run(
+    result = run(
         [sys.executable, "-c", HEALTH_AND_PAGE],
         cwd=ROOT,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr

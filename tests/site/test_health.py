@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from bench.janitor import run
 from bench.liveserver import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,12 +107,10 @@ def health_of(database_url: str, **env: str) -> dict:
     clean.update(
         DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="questworlds_site.settings", **env
     )
-    result = subprocess.run(
+    result = run(
         [sys.executable, "-c", HEALTH],
         cwd=ROOT,
         env=clean,
-        capture_output=True,
-        text=True,
         timeout=30,
     )
     assert result.returncode == 0, result.stderr

@@ -8,17 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.janitor import run
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("campaigns", "characters", "community", "contests", "questworlds_site", "bench")
 
 
 def lint_imports(folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return run(
         [str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
         cwd=folder,
         env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
         timeout=120,
     )
 

@@ -11,7 +11,8 @@ import subprocess
 import time
 import urllib.request
 
-from bench.liveserver import ROOT, free_port, log_in, stop, wait_for_http
+from bench.janitor import start, stop
+from bench.liveserver import ROOT, free_port, log_in, wait_for_http
 
 
 def test_make_run_serves_the_app_and_a_working_demo_login(tmp_path):
@@ -20,13 +21,12 @@ def test_make_run_serves_the_app_and_a_working_demo_login(tmp_path):
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     log = tmp_path / "run.log"
     with log.open("w") as out:
-        process = subprocess.Popen(
+        process = start(
             ["make", "--no-print-directory", "run", f"PORT={port}"],
             cwd=ROOT,
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
         )
     try:
         base = f"http://127.0.0.1:{port}"
@@ -35,9 +35,11 @@ def test_make_run_serves_the_app_and_a_working_demo_login(tmp_path):
             assert response.status == 200
         _, landed = log_in(base, "gm", "questworlds")
         assert "The Sunken Crown" in landed and "you are the GM" in landed
-        time.sleep(0.2)
-        printed = log.read_text()
+        # What make printed before the server answered, read until it is all in the file.
+        deadline = time.monotonic() + 30
+        while f"http://127.0.0.1:{port}/" not in (printed := log.read_text()):
+            assert time.monotonic() < deadline, printed
+            time.sleep(0.1)
         assert "Demo logins" in printed and "alice" in printed and "bob" in printed
-        assert f"http://127.0.0.1:{port}/" in printed
     finally:
         stop(process)

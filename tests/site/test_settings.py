@@ -17,6 +17,8 @@ from django.core.exceptions import ImproperlyConfigured
 
 from questworlds_site.env import database_from_url
 
+from bench.janitor import run
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json
@@ -41,12 +43,10 @@ print(json.dumps({
 def load_settings(**env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
     clean.update(DJANGO_SETTINGS_MODULE="questworlds_site.settings", **env)
-    return subprocess.run(
+    return run(
         [sys.executable, "-c", PROBE],
         cwd=ROOT,
         env=clean,
-        capture_output=True,
-        text=True,
         timeout=60,
     )
 
