@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from questworlds_site.env import database_from_url
-
 from bench.janitor import run
+from questworlds_site.env import database_from_url
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
