@@ -12,7 +12,7 @@ import copy
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from .errors import IllegalAction, RulesError
 from .ratings import Rating
@@ -123,7 +123,7 @@ class ContestMachine:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ContestMachine:
+    def from_json(cls, data: dict[str, Any]) -> Self:
         """Rebuild a machine by replaying its recorded actions from its setup."""
         if data.get("kind") != cls.kind:
             raise RulesError(f"this is a {data.get('kind')!r} contest, not {cls.kind!r}")

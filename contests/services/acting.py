@@ -36,7 +36,7 @@ def contest_act(
     user: User,
     action: str,
     data: dict[str, Any],
-    idempotency_key: str,
+    idempotency_key: str | None,
     expected_seq: int | None = None,
     roller: Roller = d20,
     campaign_id: int | None = None,

@@ -64,7 +64,7 @@ def actor_for(campaign: Campaign, user: User) -> Actor:
     )
 
 
-def _check_key(key: str) -> str:
+def _check_key(key: object) -> str:
     if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH:
         raise ContestError("every action needs an idempotency key of 1 to 64 characters")
     return key

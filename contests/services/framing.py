@@ -282,7 +282,7 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict[str, An
 
 @transaction.atomic
 def contest_frame(
-    *, campaign: Campaign, user: User, data: dict[str, Any], idempotency_key: str
+    *, campaign: Campaign, user: User, data: dict[str, Any], idempotency_key: str | None
 ) -> ActionResult:
     """The GM frames a contest (§2.3.2): type, prize, obstacle, participants, resistance.
 

@@ -400,7 +400,7 @@ class ExtendedContest(HoldsRolls, ExtendedContestBase):
         self,
         *,
         recipient: str,
-        rating: int | str,
+        rating: object,
         bid: int,
         roll: int,
         resistance_roll: int,
