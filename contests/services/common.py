@@ -70,8 +70,7 @@ def _check_key(key: object) -> str:
     return key
 
 
-def _approved_draw(campaign: Campaign, draw_id: Any):
-
+def _approved_draw(campaign: Campaign, draw_id: Any) -> ResourceDraw:
     if isinstance(draw_id, bool) or not isinstance(draw_id, int):
         raise ContestError("draw_id must be a whole number")
     draw = (

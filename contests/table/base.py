@@ -233,6 +233,20 @@ class BaseFlow(ABC):
     def _build(cls, data: dict[str, Any]) -> dict[str, Any]:
         """The state of a new contest of this kind from the GM's framing (validated)."""
 
+    # What the services read of every flow, one-on-one or group.
+
+    @abstractmethod
+    def side(self, side: str) -> dict[str, Any]:
+        """A side as the table shows it ("pc" or "opponent"): name, rating..."""
+
+    @abstractmethod
+    def participant_rows(self) -> list[dict[str, Any]]:
+        """Who takes part, for the contest's participant records."""
+
+    @abstractmethod
+    def level_for_pc(self) -> int | None:
+        """The outcome level for the PCs' side once decided (+4 .. -4); None before."""
+
     def to_json(self) -> dict[str, Any]:
         return copy.deepcopy(self.state)
 
