@@ -312,6 +312,15 @@ def heal(states: Iterable[State | str], state: State | str, outcome: Outcome | i
 
 
 WaneAt = Literal["session_end", "storyline_end"]
+WANE_AT: tuple[WaneAt, ...] = ("session_end", "storyline_end")
+
+
+def read_wane_at(value: object) -> WaneAt:
+    """`value` as the moment states wane at (text from a form or a caller)."""
+    for at in WANE_AT:
+        if value == at:
+            return at
+    raise RulesError(f"states wane at 'session_end' or 'storyline_end', not {value!r}")
 
 
 def wane(states: Iterable[State | str], *, at: WaneAt = "session_end") -> States:
@@ -325,8 +334,7 @@ def wane(states: Iterable[State | str], *, at: WaneAt = "session_end") -> States
     >>> wane(("hurt", "impaired", "fresh", "pumped"), at="storyline_end")
     (<State.IMPAIRED: 'impaired'>,)
     """
-    if at not in ("session_end", "storyline_end"):
-        raise RulesError(f"states wane at 'session_end' or 'storyline_end', not {at!r}")
+    at = read_wane_at(at)
     current = _states(states)
     gone = {State.HURT, State.FRESH}
     if at == "storyline_end":
