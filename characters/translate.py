@@ -10,16 +10,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contests.rules.advancement import Ability as RulesAbility
+from contests.rules.advancement import AbilityKind as RulesAbilityKind
 from contests.rules.advancement import CatchUp
 from contests.rules.advancement import Character as RulesCharacter
 from contests.rules.advancement import sidekick_raise_cost as rules_sidekick_raise_cost
-from contests.rules.creation import Flaw, Problem, Sidekick, check_prose, validate_character
+from contests.rules.creation import (
+    Flaw,
+    Problem,
+    Sidekick,
+    check_prose,
+    read_method,
+    validate_character,
+)
 
 from .models import Ability, AbilityKind, Character, CreationRole, Follower
 
 # The engine's kinds: a relationship is an ability like any other (§6), and with
 # keywords as packages an ability of a package is a standalone ability (§3.3).
-RULES_KIND = {
+RULES_KIND: dict[str, RulesAbilityKind] = {
     AbilityKind.STANDALONE: "standalone",
     AbilityKind.RELATIONSHIP: "standalone",
     AbilityKind.KEYWORD: "keyword",
@@ -27,7 +35,7 @@ RULES_KIND = {
 }
 
 
-def sidekick_kind(ability: Ability) -> str:
+def sidekick_kind(ability: Ability) -> RulesAbilityKind:
     """The engine's kind of a sidekick's ability: a keyword or standalone (§6.5.1)."""
     return "keyword" if ability.kind == AbilityKind.KEYWORD else "standalone"
 
@@ -48,7 +56,10 @@ def to_rules_ability(
     ability: Ability, names: dict[int, str], rating: int | None = None, kind: str | None = None
 ) -> RulesAbility:
     kind = kind or ability.kind
-    keyword = names[ability.keyword_id] if kind == AbilityKind.BREAKOUT else None
+    keyword = None
+    if kind == AbilityKind.BREAKOUT:
+        assert ability.keyword_id is not None, "a breakout belongs to a keyword (§3.3)"
+        keyword = names[ability.keyword_id]
     return RulesAbility(
         ability.name, ability.rating if rating is None else rating, RULES_KIND[kind], keyword
     )
@@ -188,7 +199,7 @@ def creation_problems(
     prose checks (§3.6) for a prose character."""
     rules_abilities, kwargs = creation_inputs(abilities, followers)
     problems = validate_character(
-        rules_abilities, method=character.creation_method, finished=finished, **kwargs
+        rules_abilities, method=read_method(character.creation_method), finished=finished, **kwargs
     )
     if character.creation_method == "prose":
         phrases = [a.phrase for a in abilities if a.phrase]

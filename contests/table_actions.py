@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied
 
 from campaigns.models import Campaign
 from questworlds_site import inputs, throttle
+from questworlds_site.accounts.models import User
 
 from . import actions
 from .services import ContestError, contest_act, contest_frame
@@ -31,7 +32,7 @@ class Reply:
     retry_after: int = 0
 
 
-def perform(*, campaign_id: int, user, message: dict[str, Any], form: bool = False) -> Reply:
+def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool = False) -> Reply:
     """Carry out `{"action", "contest"?, "data"?, "key", "seq"?}` for `user`.
 
     `form`: the message comes from a form, whose fields are all strings (a whole-number
@@ -84,6 +85,7 @@ def perform(*, campaign_id: int, user, message: dict[str, Any], form: bool = Fal
                 return Reply(error="There is no such campaign.")
             result = contest_frame(campaign=campaign, user=user, data=data, idempotency_key=key)
         else:
+            assert parsed.contest is not None, "an action on a contest names it (checked above)"
             # The service locks the contest and refuses one from another campaign.
             result = contest_act(
                 contest_id=parsed.contest,

@@ -18,7 +18,7 @@ Every change to a rating, hero points or XP is a `LedgerStep` with its entries
 `django.core.exceptions.ValidationError`s with messages fit to show as they are.
 """
 
-from ..selectors import undoable_step
+from ..selectors import EXPORT_FORMAT, EXPORT_VERSION, undoable_step
 from .advancement import (
     character_advance_buy,
     character_catch_up_decline,
@@ -62,7 +62,7 @@ from .followers import (
     character_sidekick_lose,
     character_sidekick_replace,
 )
-from .transfer import EXPORT_FORMAT, EXPORT_VERSION, character_import
+from .transfer import character_import
 
 __all__ = [
     "DETAIL_FIELDS",

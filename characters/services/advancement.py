@@ -37,7 +37,16 @@ from ..translate import (
     sidekick_kind,
     state_snapshot,
 )
-from .base import clean, engine_entries, entry, invalid, ledger_step, lock
+from .base import (
+    clean,
+    engine_entries,
+    entry,
+    invalid,
+    ledger_step,
+    lock,
+    saved_state,
+    sidekick_of,
+)
 from .followers import follower_step_revert
 
 
@@ -313,7 +322,7 @@ def character_sidekick_raise(*, character: Character, actor: User, ability: Abil
         raise ValidationError("Choose an ability of your sidekick in service to improve (§6.5.1).")
     abilities = list(character.abilities.all())
     sheet = rules_sheet(character, abilities)
-    label = f"{row.follower.name}: {row.name}"
+    label = f"{sidekick_of(row).name}: {row.name}"
     try:
         after, rating, _ = rules.sidekick_raise(
             sheet.character, label, row.rating, kind=sidekick_kind(row)
@@ -345,13 +354,13 @@ def character_sidekick_raise(*, character: Character, actor: User, ability: Abil
 
 
 def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) -> list[Any]:
-    saved = target.state_before["sidekick_ability"]
+    saved = saved_state(target)["sidekick_ability"]
     row = character.abilities.filter(pk=saved["id"]).select_related("follower").first()
     if row is None:
         raise ValidationError(
             "The sidekick's ability this step raised is gone: it cannot be undone."
         )
-    hero_points = target.state_before["character"]["hero_points"]
+    hero_points = saved_state(target)["character"]["hero_points"]
     entries = [
         entry(LedgerEntry.Field.HERO_POINTS, character.hero_points, hero_points, note=note),
         entry(
@@ -359,7 +368,7 @@ def _sidekick_raise_revert(character: Character, target: LedgerStep, note: str) 
             row.rating,
             saved["rating"],
             ability=row,
-            ability_name=f"{row.follower.name}: {row.name}",
+            ability_name=f"{sidekick_of(row).name}: {row.name}",
             note=note,
         ),
     ]
@@ -402,7 +411,7 @@ def _engine_step_revert(character: Character, target: LedgerStep, note: str) -> 
     current = rules_sheet(character, abilities)
     restored = rules_sheet(character, abilities, state=target.state_before)
     entries = engine_entries(current.character, restored.character, [], current.rows, note)
-    saved = target.state_before["abilities"]
+    saved = saved_state(target)["abilities"]
     # Breakouts first, so deleting a keyword never finds its breakout gone already.
     for row in sorted(abilities, key=lambda a: a.kind != AbilityKind.BREAKOUT):
         if not is_own_ability(row):
@@ -418,7 +427,7 @@ def _engine_step_revert(character: Character, target: LedgerStep, note: str) -> 
         ):
             row.rating, row.kind, row.relationship = old["rating"], old["kind"], old["relationship"]
             row.save(update_fields=["rating", "kind", "relationship"])
-    for name, value in target.state_before["character"].items():
+    for name, value in saved_state(target)["character"].items():
         setattr(character, name, value)
     clean(character)
     character.save()

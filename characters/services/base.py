@@ -5,7 +5,7 @@ messages, and writing the ledger (who, when, why; what a step overwrote, for und
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db.models import Model
@@ -60,6 +60,12 @@ def rows_of(character: Character) -> tuple[list[Ability], list[Follower]]:
     return list(character.abilities.all()), list(character.followers.all())
 
 
+@overload
+def own_row(rows: Sequence[Ability], ability: Ability, what: str) -> Ability: ...
+@overload
+def own_row(rows: Sequence[Ability], ability: None, what: str) -> None: ...
+@overload
+def own_row(rows: Sequence[Ability], ability: Ability | None, what: str) -> Ability | None: ...
 def own_row(rows: Sequence[Ability], ability: Ability | None, what: str) -> Ability | None:
     """The character's own row for `ability` (fresh), refusing anyone else's."""
     if ability is None:
@@ -71,6 +77,21 @@ def own_row(rows: Sequence[Ability], ability: Ability | None, what: str) -> Abil
 
 
 # --------------------------------------------------------------------- the ledger
+
+
+def sidekick_of(ability: Ability) -> Follower:
+    """The follower whose ability this is (one queried as a sidekick's)."""
+    follower = ability.follower
+    assert follower is not None, f"{ability.name} is the character's own ability"
+    return follower
+
+
+def saved_state(step: LedgerStep) -> dict[str, Any]:
+    """What a step kept of the sheet it overwrote (`state_before`), to undo it."""
+    if step.state_before is None:
+        raise ValidationError("This step kept nothing to undo.")
+    saved: dict[str, Any] = step.state_before
+    return saved
 
 
 def entry(field: str, before: int | None, after: int | None, **kwargs: Any) -> LedgerEntry:

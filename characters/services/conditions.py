@@ -15,6 +15,7 @@ from contests.rules.outcomes import (
     apply_consequence,
     contest_of_wherewithal,
     healed_state,
+    read_wane_at,
     update_abilities,
     wane,
 )
@@ -215,7 +216,7 @@ def character_conditions_wane(
     ended = []
     for condition in character.conditions.filter(ended_at__isnull=True):
         try:
-            remaining = wane((condition.state,), at=at)
+            remaining = wane((condition.state,), at=read_wane_at(at))
         except RulesError as exc:
             raise invalid(exc) from exc
         if not remaining:

@@ -261,11 +261,16 @@ def character_ability_add(
             Ability.objects.filter(character=character, creation_role=creation_role).update(
                 creation_role=""
             )
+        if kind == AbilityKind.FLAW:
+            value = 0  # a flaw's rating is derived (§3.3)
+        else:
+            assert rating is not None, "_check_kind refuses an ability without a rating"
+            value = rating
         ability = Ability(
             character=character,
             name=name.strip(),
             kind=kind,
-            rating=0 if kind == AbilityKind.FLAW else rating,
+            rating=value,
             keyword=parent,
             relationship=relationship if kind == AbilityKind.RELATIONSHIP else "",
             description=description.strip(),
@@ -443,15 +448,15 @@ def character_follower_add(
 def character_follower_remove(*, character: Character, actor: User, follower: Follower) -> None:
     """A follower leaves (a lost sidekick takes its abilities along, §6.5.2)."""
     lock(character)
-    follower = character.followers.filter(pk=follower.pk).first()
-    if follower is None:
+    leaving = character.followers.filter(pk=follower.pk).first()
+    if leaving is None:
         raise ValidationError("That follower does not follow this character.")
-    rows = list(follower.abilities.all())
+    rows = list(leaving.abilities.all())
     before = row_values(rows)
-    label = {a.pk: f"{follower.name}: {a.name}" for a in rows}
-    follower.delete()
+    label = {a.pk: f"{leaving.name}: {a.name}" for a in rows}
+    leaving.delete()
     if rows:
-        note = f"{follower.name} left"
+        note = f"{leaving.name} left"
         entries = [
             entry(LedgerEntry.Field.NEW_ABILITY, rating, None, ability_name=label[pk], note=note)
             for pk, (_, rating) in before.items()

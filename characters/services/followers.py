@@ -21,7 +21,7 @@ from questworlds_site.accounts.models import User
 
 from ..models import Ability, Character, Follower, LedgerEntry, LedgerReason, LedgerStep
 from ..translate import to_rules_sidekick
-from .base import clean, entry, ledger_step, lock
+from .base import clean, entry, ledger_step, lock, saved_state
 from .creation import write_sidekick_abilities
 
 # What a sidekick step may change on the follower, and its undo puts back.
@@ -60,7 +60,9 @@ def _require_no_sidekick(character: Character) -> None:
         )
 
 
-def _require_unused_name(character: Character, name: str, *, besides: Follower | None = None):
+def _require_unused_name(
+    character: Character, name: str, *, besides: Follower | None = None
+) -> None:
     """A new sidekick's name is not another follower's, lost ones included: the sheet,
     the ledger and a campaign's export tell followers and their abilities apart by it."""
     others = character.followers.filter(name__iexact=name.strip())
@@ -239,7 +241,7 @@ def character_retainer_promote(
 def follower_step_revert(character: Character, step: LedgerStep, note: str) -> list[LedgerEntry]:
     """Undo a sidekick step (the caller holds the lock and records the undo): abilities
     the step gave go, a follower it created goes, and one it changed is as it was."""
-    saved = step.state_before["follower"]
+    saved = saved_state(step)["follower"]
     follower = character.followers.filter(pk=saved["id"]).first()
     if follower is None:
         raise ValidationError("The follower this step changed is gone: it cannot be undone.")

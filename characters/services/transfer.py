@@ -157,9 +157,9 @@ def character_import(*, player: User, data: Any) -> Character:
         raise invalid(exc) from exc
     if not character.creation_complete:
         # A sheet still in creation must be valid so far, as the wizard keeps it.
-        problems = [str(p) for p in problems if not p.advice]
-        if problems:
-            raise ValidationError(problems)
+        errors = [str(p) for p in problems if not p.advice]
+        if errors:
+            raise ValidationError(errors)
         rate_flaws(abilities, followers)
     entries = row_entries({}, abilities, followers, "imported")
     for field, value in (

@@ -55,7 +55,7 @@ def require_session(community: Community, what: str) -> Session:
 
 
 def contest_of(community: Community, contest_id: int | None) -> Contest | None:
-    if contest_id in (None, ""):
+    if contest_id is None:
         return None
     contest = Contest.objects.filter(pk=contest_id, campaign_id=community.campaign_id).first()
     if contest is None:

@@ -59,8 +59,8 @@ def question_add(
     )
     question.full_clean()
     question.save()
-    for index, (choice_text, scores) in enumerate(cleaned, start=1):
-        choice = Choice(question=question, position=index, text=choice_text[:200], scores=scores)
+    for index, (label, points_by_id) in enumerate(cleaned, start=1):
+        choice = Choice(question=question, position=index, text=label[:200], scores=points_by_id)
         choice.full_clean()
         choice.save()
     return question

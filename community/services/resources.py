@@ -61,7 +61,7 @@ def community_penalty_from_defeat(
     community: Community,
     actor: User,
     resource: Resource,
-    outcome_level: rules.OutcomeLike = None,
+    outcome_level: rules.OutcomeLike | None = None,
     states: Sequence[str] | None = None,
     contest_id: int | None = None,
     reason: str = "",
@@ -75,11 +75,14 @@ def community_penalty_from_defeat(
             "Give either the simple contest's outcome or the long contest's states of "
             "adversity, not both."
         )
-    level = None if states else level_of(outcome_level)
+    level = None
+    if not states:
+        assert outcome_level is not None, "given when no states are (checked above)"
+        level = level_of(outcome_level)
 
     def rule(state: rules.Community, name: str, why: str) -> list[rules.ResourceChange]:
         if level is None:
-            return state.penalize_after_long_contest(name, list(states), reason=why)
+            return state.penalize_after_long_contest(name, list(states or ()), reason=why)
         return state.penalize(name, level, reason=why)
 
     what = "after a long contest" if level is None else f"after a {rules.describe_level(level)}"

@@ -20,11 +20,8 @@ from .modifiers import refuse_resistance_modifier
 from .ratings import Rating
 from .results import ContestOutcome, long_outcome
 from .sides import SideInput, check_update, read_sides
-from .simple import Outcome, bumped_results, compare_results, mastery_bumps
+from .simple import SIDES, Outcome, Side, bumped_results, compare_results, mastery_bumps
 from .states import State
-
-Side = Literal["pc", "opponent"]
-SIDES: tuple[Side, Side] = ("pc", "opponent")
 
 # What a round can inflict: the table's three wounds, mildest first.
 Infliction = Literal["hurt", "injured", "dying"]
@@ -202,6 +199,7 @@ class ChainedContest(HoldsRolls, ContestMachine):
         )
 
     def state(self) -> dict[str, Any]:
+        pending = self.pending
         return {
             "kind": self.kind,
             "pc_rating": self.ratings["pc"].total,
@@ -213,7 +211,7 @@ class ChainedContest(HoldsRolls, ContestMachine):
             "better_roll": self.better_roll,
             "opponent_is_pc": self.opponent_is_pc,
             "rounds": [dict(entry) for entry in self.rounds],
-            "pending": self.pending.to_json() if self.held is not None else None,
+            "pending": None if pending is None else pending.to_json(),
             "is_over": self.is_over,
             "end": self.end,
             "winner": self.winner,
@@ -301,7 +299,7 @@ class ChainedContest(HoldsRolls, ContestMachine):
             opponent_hero_point=entry["hero_points"]["opponent"],
         )
 
-    def _side_name(self, side: str) -> str:
+    def _side_name(self, side: Side) -> str:
         return self.sides[side].label
 
     def _round(

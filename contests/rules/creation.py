@@ -22,7 +22,16 @@ from .advancement import Ability
 from .errors import RulesError
 
 Method = Literal["as_you_go", "list", "prose"]
-METHODS: tuple[str, ...] = ("as_you_go", "list", "prose")
+METHODS: tuple[Method, ...] = ("as_you_go", "list", "prose")
+
+
+def read_method(value: object) -> Method:
+    """`value` as a method of character creation (text from a sheet or a form)."""
+    for method in METHODS:
+        if value == method:
+            return method
+    raise RulesError(f"method must be one of {', '.join(METHODS)}, not {value!r}")
+
 
 # §3.2 Assigning Ability Ratings.
 CONCEPT_RATING = 17  # the defining ability and the distinguishing characteristic
@@ -167,8 +176,7 @@ def validate_character(
     ...     print(problem)
     §3.2: Detective has 11 extra points; at most 10 on one ability
     """
-    if method not in METHODS:
-        raise RulesError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    method = read_method(method)
     problems: list[Problem] = []
     problems += _name_problems(abilities)
     names = {a.name.casefold(): a for a in abilities}

@@ -56,7 +56,7 @@ class Result(enum.IntEnum):
         return self.name.lower()
 
 
-def check_roll(roll: int) -> int:
+def check_roll(roll: object) -> int:
     """`roll` itself if it is a d20 roll (1..20); otherwise a RulesError."""
     if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 20:
         raise RulesError(f"a d20 roll must be a whole number from 1 to 20, not {roll!r}")

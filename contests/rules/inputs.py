@@ -11,6 +11,7 @@ from .dice import check_roll
 from .errors import RulesError
 from .options import RulesOptions
 from .ratings import Rating
+from .simple import BetterRoll
 
 
 def read_rating(value: Any, what: str) -> Rating:
@@ -44,6 +45,6 @@ def read_roll(value: Any, whose: str) -> int:
         raise RulesError(f"{whose}: {error}") from None
 
 
-def read_better_roll(value: Any) -> str:
+def read_better_roll(value: Any) -> BetterRoll:
     # RulesOptions owns the list of choices and its message.
     return RulesOptions(better_roll=value).better_roll

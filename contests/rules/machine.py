@@ -12,11 +12,12 @@ import copy
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from .errors import IllegalAction, RulesError
 from .ratings import Rating
 from .sides import SideInput
+from .simple import Outcome, Side, as_side
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,8 +91,11 @@ class ContestMachine:
         self.actions: list[dict[str, Any]] = []
         self._start(**self.setup)
 
-    def _start(self, **setup: Any) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    # Each machine's `_start` takes its own keyword-only setup (`pc`, `opponent`, ...):
+    # the setup arrives as JSON, and `__init__` checks it against that signature at run
+    # time (`_refuse_unknown`). Typed as any callable, so each machine's own signature
+    # is its contract rather than an override of a `**setup` catch-all.
+    _start: Callable[..., None]
 
     @property
     def is_over(self) -> bool:  # pragma: no cover - abstract
@@ -119,7 +123,7 @@ class ContestMachine:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ContestMachine:
+    def from_json(cls, data: dict[str, Any]) -> Self:
         """Rebuild a machine by replaying its recorded actions from its setup."""
         if data.get("kind") != cls.kind:
             raise RulesError(f"this is a {data.get('kind')!r} contest, not {cls.kind!r}")
@@ -143,16 +147,16 @@ class HoldsRolls:
     from the PC's side); `HERO_POINT_ARGS` names each side's hero point argument.
     """
 
-    HERO_POINT_ARGS: ClassVar[dict[str, str]] = {
+    HERO_POINT_ARGS: ClassVar[dict[Side, str]] = {
         "pc": "pc_hero_point",
         "opponent": "opponent_hero_point",
     }
     held: dict[str, Any] | None
 
-    def _hold(self, arguments: dict[str, Any]) -> Any:
+    def _hold(self, arguments: dict[str, Any]) -> Outcome:
         self._refuse_held("roll again")
         self.held = {**arguments, **{flag: False for flag in self.HERO_POINT_ARGS.values()}}
-        return self.pending
+        return self._held_pending(self.held)
 
     def _refuse_held(self, what: str = "go on") -> None:
         if self.held is not None:
@@ -160,20 +164,21 @@ class HoldsRolls:
 
     @action
     @after_end
-    def hero_point(self, *, side: str) -> Any:
+    def hero_point(self, *, side: str) -> Outcome:
         """`side` spends a hero point on the held roll: its result one step up
         (§2.3.5.5). Returns the outcome so far."""
         if self.held is None:
             raise IllegalAction("no roll waits for a hero point: roll first")
-        if side not in self.HERO_POINT_ARGS:
+        spender = as_side(side)
+        if spender is None:
             raise RulesError(f"side must be 'pc' or 'opponent', not {side!r}")
-        flag = self.HERO_POINT_ARGS[side]
+        flag = self.HERO_POINT_ARGS[spender]
         if self.held[flag]:
             raise IllegalAction(
-                f"{self._side_name(side)} has spent a hero point on this roll (R5.3)"
+                f"{self._side_name(spender)} has spent a hero point on this roll (R5.3)"
             )
         self.held[flag] = True
-        return self.pending
+        return self._held_pending(self.held)
 
     @action
     @after_end
@@ -185,23 +190,26 @@ class HoldsRolls:
         return self._play_held(held)
 
     @property
-    def pending(self) -> Any:
+    def pending(self) -> Outcome | None:
         """The held roll's outcome so far, from the PC's side; None if nothing is held.
         It is played on a copy, so whatever the rules refuse is refused now."""
         if self.held is None:
             return None
+        return self._held_pending(self.held)
+
+    def _held_pending(self, held: dict[str, Any]) -> Outcome:
         trial = copy.deepcopy(self)
         trial.held = None
-        result = trial._play_held(copy.deepcopy(self.held))
-        return self._held_outcome(result, self.held)
+        result = trial._play_held(copy.deepcopy(held))
+        return self._held_outcome(result, held)
 
-    def _side_name(self, side: str) -> str:  # pragma: no cover - machines name sides
+    def _side_name(self, side: Side) -> str:  # pragma: no cover - machines name sides
         return side
 
     def _play_held(self, arguments: dict[str, Any]) -> Any:  # pragma: no cover
         raise NotImplementedError
 
-    def _held_outcome(self, result: Any, arguments: dict[str, Any]) -> Any:  # pragma: no cover
+    def _held_outcome(self, result: Any, arguments: dict[str, Any]) -> Outcome:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -230,7 +238,9 @@ class HoldsGroupRolls:
         raise NotImplementedError
 
     def _raw(self, move: str) -> Callable[..., Any]:
-        return getattr(type(self), move).__wrapped__
+        """The undecorated method of the action `move` (`functools.wraps` keeps it)."""
+        raw: Callable[..., Any] = getattr(type(self), move).__wrapped__
+        return raw
 
     def _try(self, move: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
         """Play `move` on a copy: the copy after it, and the move's result."""

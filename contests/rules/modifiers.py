@@ -19,6 +19,7 @@ from typing import Any, Literal
 from .augments import Augment
 from .errors import IllegalAction, RulesError
 from .ratings import Rating
+from .simple import Side
 from .states import State, parse_state
 
 ModifierKind = Literal[
@@ -303,7 +304,7 @@ def target_number(
     )
 
 
-def refuse_resistance_modifier(value: Any, players: Mapping[str, bool | None]) -> None:
+def refuse_resistance_modifier(value: Any, players: Mapping[Side, bool | None]) -> None:
     """R2, R18.3: situational and round modifiers apply to a PC's (or a PC opponent's)
     target number only; a GM resistance takes none: the GM picks another class or
     rating instead. A modifier of 0 is no modifier."""

@@ -36,6 +36,9 @@ States = tuple[State, ...]
 Conditions = dict[str, States]
 """A character's conditions: ability name -> the states recorded against it."""
 
+Ratings = Rating | int | str | Sequence[Rating | int | str]
+"""One rating, or several (the abilities a side used in a long contest)."""
+
 CLEARLY_INFERIOR_MARGIN = 6  # §2.11.2.1
 
 # §2.11.3.2 Healing Resistances Table.
@@ -87,8 +90,8 @@ def consequence_of_defeat(outcome: Outcome | int) -> State | None:
 
 
 def is_clearly_inferior(
-    abilities_used: Rating | int | str | Sequence[Rating | int | str],
-    opposition: Rating | int | str | Sequence[Rating | int | str],
+    abilities_used: Ratings,
+    opposition: Ratings,
 ) -> bool:
     """Did the PC face a clearly inferior opponent? True when the ability used exceeded
     the resistance by 6 or more (§2.11.2.1, R10). With several abilities on either side
@@ -104,8 +107,8 @@ def is_clearly_inferior(
     return max(own) - min(theirs) >= CLEARLY_INFERIOR_MARGIN
 
 
-def _ratings(value: Rating | int | str | Sequence[Rating | int | str]) -> list[int]:
-    items = value if isinstance(value, list | tuple) else [value]
+def _ratings(value: Ratings) -> list[int]:
+    items = [value] if isinstance(value, Rating | int | str) else list(value)
     if not items:
         raise RulesError("compare at least one rating on each side")
     return [Rating.parse(item).total for item in items]
@@ -114,8 +117,8 @@ def _ratings(value: Rating | int | str | Sequence[Rating | int | str]) -> list[i
 def benefit_of_victory(
     outcome: Outcome | int,
     *,
-    ability_used: Rating | int | str | Sequence[Rating | int | str] | None = None,
-    resistance: Rating | int | str | Sequence[Rating | int | str] | None = None,
+    ability_used: Ratings | None = None,
+    resistance: Ratings | None = None,
 ) -> State | None:
     """The state of fortune a victory brings; None for a tie, a defeat, or a victory
     over a clearly inferior opponent when both ratings are given (§2.11.2, R10).
@@ -128,7 +131,11 @@ def benefit_of_victory(
         return None
     if (ability_used is None) != (resistance is None):
         raise RulesError("give both ability_used and resistance, or neither")
-    if ability_used is not None and is_clearly_inferior(ability_used, resistance):
+    if (
+        ability_used is not None
+        and resistance is not None
+        and is_clearly_inferior(ability_used, resistance)
+    ):
         return None
     return BENEFIT_OF_VICTORY[DEGREES[level - 1]]
 
@@ -153,8 +160,8 @@ def apply_benefit(
     states: Iterable[State | str],
     outcome: Outcome | int,
     *,
-    ability_used: Rating | int | str | Sequence[Rating | int | str] | None = None,
-    resistance: Rating | int | str | Sequence[Rating | int | str] | None = None,
+    ability_used: Ratings | None = None,
+    resistance: Ratings | None = None,
 ) -> States:
     """Record a victory's benefit against one ability (§2.11.2, R10); nothing for a tie,
     a defeat or a clearly inferior opponent.
@@ -171,8 +178,8 @@ def apply_outcome(
     states: Iterable[State | str],
     outcome: Outcome | int,
     *,
-    ability_used: Rating | int | str | Sequence[Rating | int | str] | None = None,
-    resistance: Rating | int | str | Sequence[Rating | int | str] | None = None,
+    ability_used: Ratings | None = None,
+    resistance: Ratings | None = None,
 ) -> States:
     """Apply a contest's consequence or benefit, whichever its level calls for (§2.11).
 
@@ -305,6 +312,15 @@ def heal(states: Iterable[State | str], state: State | str, outcome: Outcome | i
 
 
 WaneAt = Literal["session_end", "storyline_end"]
+WANE_AT: tuple[WaneAt, ...] = ("session_end", "storyline_end")
+
+
+def read_wane_at(value: object) -> WaneAt:
+    """`value` as the moment states wane at (text from a form or a caller)."""
+    for at in WANE_AT:
+        if value == at:
+            return at
+    raise RulesError(f"states wane at 'session_end' or 'storyline_end', not {value!r}")
 
 
 def wane(states: Iterable[State | str], *, at: WaneAt = "session_end") -> States:
@@ -318,8 +334,7 @@ def wane(states: Iterable[State | str], *, at: WaneAt = "session_end") -> States
     >>> wane(("hurt", "impaired", "fresh", "pumped"), at="storyline_end")
     (<State.IMPAIRED: 'impaired'>,)
     """
-    if at not in ("session_end", "storyline_end"):
-        raise RulesError(f"states wane at 'session_end' or 'storyline_end', not {at!r}")
+    at = read_wane_at(at)
     current = _states(states)
     gone = {State.HURT, State.FRESH}
     if at == "storyline_end":

@@ -45,7 +45,7 @@ class Rating:
         return self.total - 20 * self.masteries
 
     @classmethod
-    def parse(cls, text: str | int | Rating) -> Rating:
+    def parse(cls, text: object) -> Rating:
         """Read `14`, `7M`, `7m`, `7M1`, `3M2` or `12W` (R1).
 
         Raises RulesError (a ValueError) with a readable message for anything else.

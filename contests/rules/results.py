@@ -15,10 +15,8 @@ from typing import Any
 from .errors import RulesError
 from .outcomes import is_clearly_inferior
 from .sides import SideInput
-from .simple import DEGREES, Outcome
+from .simple import DEGREES, SIDES, Outcome, Side
 from .states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
-
-SIDES = ("pc", "opponent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +90,7 @@ def state_of(word: str | State | None) -> State | None:
 
 
 def benefit_for(
-    winner: str | None, degree: str | None, sides: Mapping[str, SideInput]
+    winner: Side | None, degree: str | None, sides: Mapping[Side, SideInput]
 ) -> State | None:
     """The benefit of victory the winner gains (§5.1.1 step 6, §2.11.2, R10, R18.6):
     the victory level's state of fortune, for a player's side only, and none when its
@@ -101,7 +99,7 @@ def benefit_for(
         return None
     if degree not in DEGREES:
         raise RulesError(f"a degree is one of {', '.join(DEGREES)}, not {degree!r}")
-    loser = "opponent" if winner == "pc" else "pc"
+    loser: Side = "opponent" if winner == "pc" else "pc"
     if not sides[winner].is_pc:
         return None
     if is_clearly_inferior(sides[winner].rating, sides[loser].rating):
@@ -111,10 +109,10 @@ def benefit_for(
 
 def long_outcome(
     *,
-    winner: str | None,
+    winner: Side | None,
     degree: str | None,
     consequences: Mapping[str, str | State | None],
-    sides: Mapping[str, SideInput],
+    sides: Mapping[Side, SideInput],
     ended_by: str | None,
 ) -> ContestOutcome:
     """A long contest's ContestOutcome from its own consequences (its table's words)
@@ -138,7 +136,7 @@ def simple_outcome(
 ) -> ContestOutcome:
     """A simple contest's Outcome in the same shape as the machines' (§2.11, R10):
     the loser's consequence of defeat and the winner's benefit for the degree."""
-    sides = {
+    sides: dict[Side, SideInput] = {
         "pc": SideInput.read(pc, name="the PC"),
         "opponent": SideInput.read(opponent, name="the opponent", is_pc=False),
     }

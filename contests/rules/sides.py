@@ -22,6 +22,7 @@ from .errors import RulesError
 from .inputs import read_flag, read_int, read_rating
 from .modifiers import Modifier, TargetNumber, target_number
 from .ratings import Rating
+from .simple import SIDES, Side
 from .states import State, parse_state
 
 
@@ -163,14 +164,14 @@ def read_sides(
     *,
     opponent_is_pc: bool = False,
     names: tuple[str, str] = ("the PC", "the opponent"),
-) -> dict[str, SideInput]:
+) -> dict[Side, SideInput]:
     """Both sides of a one-on-one contest, named by `names` where a bare rating gives
     no name; a bare opponent rating is the GM's resistance. The PC's side is a player's."""
-    sides = {
+    sides: dict[Side, SideInput] = {
         "pc": SideInput.read(pc, name=names[0], what=names[0]),
         "opponent": SideInput.read(opponent, name=names[1], is_pc=opponent_is_pc, what=names[1]),
     }
-    for key, default in zip(("pc", "opponent"), names, strict=True):
+    for key, default in zip(SIDES, names, strict=True):
         if not sides[key].name:
             sides[key] = replace(sides[key], name=default)
     if not sides["pc"].is_pc:
@@ -204,7 +205,7 @@ def group_side(entry: dict[str, Any], name: str, *, is_pc: bool) -> SideInput:
         for value in modifiers
     )
     return SideInput(
-        entry.get("rating"),
+        read_rating(entry.get("rating"), f"{name or 'a side'}'s rating"),
         name=name,
         is_pc=is_pc,
         modifiers=lines,

@@ -14,7 +14,16 @@ from .errors import IllegalAction, RulesError
 from .ratings import Rating
 
 BetterRoll = Literal["high", "low"]
-Winner = Literal["pc", "opponent"] | None
+Side = Literal["pc", "opponent"]
+SIDES: tuple[Side, Side] = ("pc", "opponent")
+Winner = Side | None
+
+
+def as_side(value: object) -> Side | None:
+    """`value` as a Side ("pc" or "opponent"), or None when it names neither."""
+    return "pc" if value == "pc" else "opponent" if value == "opponent" else None
+
+
 Degree = Literal["marginal", "minor", "major", "complete"] | None
 
 DEGREES: tuple[str, ...] = ("marginal", "minor", "major", "complete")

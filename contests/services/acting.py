@@ -14,7 +14,7 @@ from questworlds_site.accounts.models import User
 from ..events import checked_payload
 from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
 from ..rules import IllegalAction, Roller, RulesError, d20
-from ..table import Actor, TableFlow, flow_class, load_flow
+from ..table import Actor, BaseFlow, flow_class, load_flow
 from .common import (
     ROLL_KEYS,
     UNDOABLE,
@@ -36,7 +36,7 @@ def contest_act(
     user: User,
     action: str,
     data: dict[str, Any],
-    idempotency_key: str,
+    idempotency_key: str | None,
     expected_seq: int | None = None,
     roller: Roller = d20,
     campaign_id: int | None = None,
@@ -88,7 +88,7 @@ def contest_act(
 
 
 def _append(
-    contest: Contest, flow: TableFlow, user: User, action: str, payload: dict[str, Any], key: str
+    contest: Contest, flow: BaseFlow, user: User, action: str, payload: dict[str, Any], key: str
 ) -> ContestEvent:
     contest.seq += 1
     # No savepoint: the contest row is locked, so a clash here is a bug or a race the
@@ -142,7 +142,7 @@ def _sync_participants(
             ).update(ability=row["ability"] or "", rating=row["rating"])
 
 
-def _record_outcome(contest: Contest, flow: TableFlow) -> None:
+def _record_outcome(contest: Contest, flow: BaseFlow) -> None:
     outcome = flow.state.get("outcome") or {}
     contest.winner = outcome.get("winner") or ""
     contest.degree = outcome.get("degree") or ""

@@ -64,14 +64,13 @@ def actor_for(campaign: Campaign, user: User) -> Actor:
     )
 
 
-def _check_key(key: str) -> str:
+def _check_key(key: object) -> str:
     if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH:
         raise ContestError("every action needs an idempotency key of 1 to 64 characters")
     return key
 
 
-def _approved_draw(campaign: Campaign, draw_id: Any):
-
+def _approved_draw(campaign: Campaign, draw_id: Any) -> ResourceDraw:
     if isinstance(draw_id, bool) or not isinstance(draw_id, int):
         raise ContestError("draw_id must be a whole number")
     draw = (

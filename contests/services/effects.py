@@ -12,11 +12,11 @@ from questworlds_site.accounts.models import User
 
 from ..models import Contest, ContestEvent, ContestParticipant
 from ..rules import IllegalAction
-from ..table import TableFlow
+from ..table import BaseFlow
 from .common import ContestError, _approved_draw
 
 
-def _settle_resource_draw(contest: Contest, flow: TableFlow, user: User) -> dict[str, Any]:
+def _settle_resource_draw(contest: Contest, flow: BaseFlow, user: User) -> dict[str, Any]:
 
     draw_id = contest.framing.get("draw_id")
     level = flow.level_for_pc()
@@ -36,7 +36,7 @@ def _settle_resource_draw(contest: Contest, flow: TableFlow, user: User) -> dict
 
 
 def _apply_side_effects(
-    contest: Contest, flow: TableFlow, action: str, payload: dict[str, Any], user: User
+    contest: Contest, flow: BaseFlow, action: str, payload: dict[str, Any], user: User
 ) -> dict[str, Any]:
     """What an action changes outside the contest: hero points, conditions."""
 

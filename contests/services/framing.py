@@ -43,7 +43,12 @@ def _require_in_service(ability: Ability, owner: str) -> None:
 def _character_side(campaign: Campaign, raw: dict[str, Any], side: str) -> dict[str, Any]:
     """Fill a side from a character's sheet: name, player and the chosen ability."""
     character_id = raw.get("character_id")
-    character = Character.objects.filter(pk=character_id, campaign=campaign).first()
+    # No id names no character (the query would match none).
+    character = (
+        None
+        if character_id is None
+        else Character.objects.filter(pk=character_id, campaign=campaign).first()
+    )
     if character is None:
         raise ContestError(f"the {side} side's character is not in this campaign")
     filled = {
@@ -110,8 +115,8 @@ def _group_participants(campaign: Campaign, data: dict[str, Any]) -> list[dict[s
 def _framed_group(data: dict[str, Any], *, with_rows: bool) -> list[dict[str, Any]]:
     """The frame form's short shape: `pc` and the ticked `characters` on the PCs' side,
     against `opponent`, which may be left blank when the form's rows name the opposition."""
-    pc = data.get("pc") if isinstance(data.get("pc"), dict) else {}
-    more = data.get("characters") if isinstance(data.get("characters"), list) else []
+    pc = given if isinstance(given := data.get("pc"), dict) else {}
+    more = ticked if isinstance(ticked := data.get("characters"), list) else []
     ids = [pc.get("character_id"), *more]
     framed = [{"character_id": c, "side": "pc"} for c in dict.fromkeys(ids) if c]
     opponent = data.get("opponent") or {}
@@ -178,11 +183,13 @@ def _sidekick_row(
     if ability is None:
         raise ContestError("there is no such sidekick's ability in this campaign")
     owner = ability.character.name
+    sidekick = ability.follower
+    assert sidekick is not None, "the query asks for a sidekick's ability"
     _require_in_service(ability, owner)
     if extra.get("owner") not in (None, owner):
-        raise ContestError(f"{ability.follower.name} is {owner}'s sidekick, not {extra['owner']}'s")
+        raise ContestError(f"{sidekick.name} is {owner}'s sidekick, not {extra['owner']}'s")
     return {
-        "name": name.strip() or ability.follower.name,
+        "name": name.strip() or sidekick.name,
         "rating": ability_rating(ability),
         "ability": ability.name,
         "states": ability_states(ability),
@@ -282,7 +289,7 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict[str, An
 
 @transaction.atomic
 def contest_frame(
-    *, campaign: Campaign, user: User, data: dict[str, Any], idempotency_key: str
+    *, campaign: Campaign, user: User, data: dict[str, Any], idempotency_key: str | None
 ) -> ActionResult:
     """The GM frames a contest (§2.3.2): type, prize, obstacle, participants, resistance.
 

@@ -112,19 +112,19 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User)
         # Who helps is read from their ability, never taken from the browser.
         data.pop("helper_character_id", None)
         if data.get("helper_ability_id"):
-            ability = (
+            helping = (
                 Ability.objects.select_related("character", "follower")
                 .filter(pk=data["helper_ability_id"], character__campaign=contest.campaign)
                 .first()
             )
-            if ability is None:
+            if helping is None:
                 raise ContestError("there is no such helping ability in this campaign")
-            _require_in_service(ability, ability.character.name)
+            _require_in_service(helping, helping.character.name)
             data.update(
-                helper=ability.character.name,
-                helper_character_id=ability.character_id,
-                ability=ability.name,
-                rating=ability_rating(ability),
+                helper=helping.character.name,
+                helper_character_id=helping.character_id,
+                ability=helping.name,
+                rating=ability_rating(helping),
             )
             data.pop("helper_ability_id")
     return data
@@ -135,9 +135,13 @@ def _acting_character(contest: Contest, data: dict[str, Any]) -> int | None:
     if "participant" in data:
         for participant in contest.state.get("participants", []):
             if participant.get("name") == data["participant"]:
-                return participant.get("character_id")
+                character_id: int | None = participant.get("character_id")
+                return character_id
         return None
-    return (contest.state.get("sides", {}).get(data.get("side")) or {}).get("character_id")
+    side_id: int | None = (contest.state.get("sides", {}).get(data.get("side")) or {}).get(
+        "character_id"
+    )
+    return side_id
 
 
 def _sheet_ability(
@@ -146,10 +150,13 @@ def _sheet_ability(
     """The chosen ability on the sheet, or with `new_ability` (as you go, §3.1) a new
     one added to it first."""
 
+    ability_id = data.get("ability_id")  # none names no ability (a query would match none)
     if not (as_you_go and data.get("new_ability")):
         chosen = (
-            Ability.objects.select_related("character", "follower")
-            .filter(pk=data.get("ability_id"), character_id=character_id)
+            None
+            if ability_id is None
+            else Ability.objects.select_related("character", "follower")
+            .filter(pk=ability_id, character_id=character_id)
             .first()
         )
         if chosen is not None:
@@ -169,7 +176,11 @@ def _sheet_ability(
         except (ValidationError, ValueError, TypeError) as error:
             messages = getattr(error, "messages", [str(error)])
             raise ContestError("; ".join(messages)) from None
-    ability = Ability.objects.filter(pk=data.get("ability_id"), character=character).first()
+    ability = (
+        None
+        if ability_id is None
+        else Ability.objects.filter(pk=ability_id, character=character).first()
+    )
     if ability is None:
         raise ContestError(f"{character.name} has no such ability")
     return ability

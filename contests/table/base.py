@@ -27,6 +27,7 @@ from ..rules import (
     Modifier,
     Rating,
     RulesError,
+    TargetNumber,
     augment_bonus,
     quick_augment,
     resistance,
@@ -34,10 +35,10 @@ from ..rules import (
     target_number,
 )
 from ..rules.dice import check_roll
+from ..rules.simple import SIDES as SIDES
+from ..rules.simple import Side, as_side
 
 Roller = Callable[[], int]
-
-SIDES = ("pc", "opponent")
 MODIFIER_KINDS = ("stretch", "situational", "flaw", "mob", "ganging_up", "other")
 # What may adjust a GM resistance (R9: mobs raise it, ganging up lowers it); nothing else.
 RESISTANCE_ADJUSTMENTS = ("mob", "ganging_up")
@@ -62,6 +63,10 @@ class Actor:
     @property
     def is_gm(self) -> bool:
         return self.role == "gm"
+
+
+# A flow's `_do_<action>(data, actor, roller)`: the action's event payload.
+Handler = Callable[[dict[str, Any], Actor, Roller], dict[str, Any]]
 
 
 # -- what an actor may do now (`available_actions`) -------------------------------------
@@ -159,9 +164,9 @@ def read_rounding(data: dict[str, Any]) -> str:
     return rounding
 
 
-def read_side(data: dict[str, Any], key: str = "side") -> str:
-    side = data.get(key)
-    if side not in SIDES:
+def read_side(data: dict[str, Any], key: str = "side") -> Side:
+    side = as_side(data.get(key))
+    if side is None:
         raise RulesError(f"{key} must be 'pc' or 'opponent'")
     return side
 
@@ -200,7 +205,7 @@ class BaseFlow(ABC):
     # -- building -------------------------------------------------------------------
 
     @classmethod
-    def kind_class(cls, kind: Any) -> type[BaseFlow] | None:
+    def kind_class(cls, kind: Any) -> type[Self] | None:
         """The class under this one that plays `kind` (the registry imports them all)."""
         if kind == cls.KIND:
             return cls
@@ -228,6 +233,20 @@ class BaseFlow(ABC):
     def _build(cls, data: dict[str, Any]) -> dict[str, Any]:
         """The state of a new contest of this kind from the GM's framing (validated)."""
 
+    # What the services read of every flow, one-on-one or group.
+
+    @abstractmethod
+    def side(self, side: str) -> dict[str, Any]:
+        """A side as the table shows it ("pc" or "opponent"): name, rating..."""
+
+    @abstractmethod
+    def participant_rows(self) -> list[dict[str, Any]]:
+        """Who takes part, for the contest's participant records."""
+
+    @abstractmethod
+    def level_for_pc(self) -> int | None:
+        """The outcome level for the PCs' side once decided (+4 .. -4); None before."""
+
     def to_json(self) -> dict[str, Any]:
         return copy.deepcopy(self.state)
 
@@ -238,7 +257,7 @@ class BaseFlow(ABC):
     @classmethod
     def replay(
         cls, framing: dict[str, Any], events: Iterable[tuple[str, dict[str, Any], Actor]]
-    ) -> Self:
+    ) -> BaseFlow:
         """Rebuild a contest from its framing and its recorded (action, data, actor)."""
         flow = cls.frame(framing)
 
@@ -251,11 +270,13 @@ class BaseFlow(ABC):
 
     @property
     def kind(self) -> str:
-        return self.state["kind"]
+        kind: str = self.state["kind"]
+        return kind
 
     @property
     def phase(self) -> str:
-        return self.state["phase"]
+        phase: str = self.state["phase"]
+        return phase
 
     @property
     def started(self) -> bool:
@@ -272,7 +293,9 @@ class BaseFlow(ABC):
         Raises IllegalAction (not allowed now or not yours) or RulesError (bad input),
         leaving the flow unchanged.
         """
-        handler = getattr(self, f"_do_{action}", None) if action.isidentifier() else None
+        handler: Handler | None = (
+            getattr(self, f"_do_{action}", None) if action.isidentifier() else None
+        )
         refusal = self._refusal(action) if handler is None else None
         if handler is None and refusal is None:
             raise RulesError(f"unknown action {action!r}")
@@ -280,6 +303,7 @@ class BaseFlow(ABC):
             raise IllegalAction("spectators watch; they cannot act in a contest")
         if refusal is not None:
             raise IllegalAction(refusal)
+        assert handler is not None, "an action without a handler is refused above"
         saved, played_by = copy.deepcopy(self.state), self.__class__
         try:
             payload = handler(data, actor, roller)
@@ -396,7 +420,7 @@ class BaseFlow(ABC):
         """Refuse a modifier line (added or removed) that the contest cannot apply."""
 
     @staticmethod
-    def _target_of(record: dict[str, Any]) -> Any:
+    def _target_of(record: dict[str, Any]) -> TargetNumber | None:
         """A side's or participant's target number now (§2.11, R9): rating, modifier
         lines, augments and states; None without a rating yet."""
         if record.get("rating") is None:
@@ -617,8 +641,10 @@ class BaseFlow(ABC):
 
     def hides_gm_roll(self, audience: str) -> bool:
         """Whether `audience` must not yet see the GM's dice of the pending roll."""
-        pending = self.state.get("pending")
-        return audience != "gm" and bool(pending) and not pending.get("revealed", True)
+        pending: dict[str, Any] | None = self.state.get("pending")
+        if audience == "gm" or not pending:
+            return False
+        return not pending.get("revealed", True)
 
     @staticmethod
     def _roll_payload(summary: str, rolls: list[dict[str, Any]], secret: str) -> dict[str, Any]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import ChainedContest, State
+from ..rules import ChainedContest, State, TargetNumber
+from ..rules.simple import Side
 from .long import LongFlow
 
 
@@ -14,7 +15,7 @@ class ChainedFlow(LongFlow):
     TOTALS_KIND = "state"
     ROUND_TACTICS = ("normal", "disengage")
 
-    def target(self, side: str) -> Any:
+    def target(self, side: str) -> TargetNumber | None:
         """The side's TN now, with the wound this contest gave it (§5.4: a consequence
         takes effect at once, R18.9: the worst one, not the sum), as a line of its own:
         what the table shows, its odds and the labels of a pending roll all use it."""
@@ -41,7 +42,7 @@ class ChainedFlow(LongFlow):
         wound = engine.get(f"{side}_state")
         return State(wound) if wound else None
 
-    def _round_args(self, change: dict[str, int]) -> dict[str, Any]:
+    def _round_args(self, change: dict[Side, int]) -> dict[str, Any]:
         return {
             "pc_modifier": change["pc"],
             "opponent_modifier": change["opponent"],

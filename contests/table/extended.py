@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import DEFAULT_BID, ExtendedContest, IllegalAction, RulesError
+from ..rules.simple import Side
 from .base import (
     SIDES,
     ActionInput,
@@ -34,6 +35,16 @@ class ExtendedFlow(LongFlow):
     MACHINE = ExtendedContest
     TOTALS_KIND = "AP"
 
+    def _machine(self) -> ExtendedContest:
+        return ExtendedContest.from_json(self.state["machine"])
+
+    @staticmethod
+    def _acting_side(turn: Side | None) -> Side:
+        """The side whose turn it is, in a contest still being played."""
+        if turn is None:
+            raise IllegalAction("the contest is over: no side acts any more")
+        return turn
+
     # -- the engine ---------------------------------------------------------------------
 
     def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
@@ -50,10 +61,13 @@ class ExtendedFlow(LongFlow):
     def _opening_standing(self) -> dict[str, Any] | None:
         """Each side starts with AP equal to its target number (§5.3.1): known once
         both have an ability or rating."""
-        targets = {side: self.target(side) for side in SIDES}
-        if any(tn is None for tn in targets.values()):
-            return None
-        return {self.side(side)["name"]: tn.rating.total for side, tn in targets.items()}
+        standing: dict[str, Any] = {}
+        for side in SIDES:
+            tn = self.target(side)
+            if tn is None:
+                return None
+            standing[self.side(side)["name"]] = tn.rating.total
+        return standing
 
     def _round_line(self, pending: dict[str, Any], entry: Any, gained: dict[str, int]) -> str:
         """An exchange, parting shot or disengagement in words: whose it was, the two
@@ -86,14 +100,16 @@ class ExtendedFlow(LongFlow):
             self.state["outcome"]["disengaged"] = machine.disengaged
 
     @property
-    def turn(self) -> str:
-        """The side whose turn it is (the PC's before the contest starts)."""
+    def turn(self) -> Side | None:
+        """The side whose turn it is (the PC's before the contest starts; None once
+        it is over)."""
         return self._machine().turn if self.state["machine"] else "pc"
 
     def bid_limit(self, side: str) -> int:
         """The most `side` may bid now: its AP once started, else its TN (R13)."""
         if self.state["machine"]:
-            return self._machine().bid_limit(side)
+            limit: int = self._machine().bid_limit(side)
+            return limit
         tn = self.target(side)
         if tn is None:
             raise IllegalAction(f"{self.side(side)['name']} has no ability or rating yet")
@@ -103,9 +119,10 @@ class ExtendedFlow(LongFlow):
         """The acting side's bid: as bid, else the default 3, but never more than the
         resistance has (R13)."""
         if "bid" in self.state:
-            return self.state["bid"]
+            bid: int = self.state["bid"]
+            return bid
         machine = self._machine()
-        return max(1, min(DEFAULT_BID, machine.bid_limit(machine.turn)))
+        return max(1, min(DEFAULT_BID, machine.bid_limit(self._acting_side(machine.turn))))
 
     def _roll_outcome(
         self, pc_roll: int, opponent_roll: int, extra: dict[str, Any] | None = None
@@ -130,7 +147,7 @@ class ExtendedFlow(LongFlow):
         else:
             # An exchange (§5.3.1): the side whose turn it is acts with its bid and the
             # other defends; a parting shot (§5.3.4): the winner acts once more.
-            actor = extra["actor"] if action == "parting_shot" else machine.turn
+            actor = extra["actor"] if action == "parting_shot" else self._acting_side(machine.turn)
             arguments = {
                 "actor_roll": rolls[actor],
                 "defender_roll": rolls[other_side(actor)],
@@ -151,6 +168,8 @@ class ExtendedFlow(LongFlow):
         turn it is (§5.3.1, §5.3.7, §5.3.9); AP gifts once under way (§5.3.11)."""
         offers = super()._turn_offers(actor)
         turn = self.turn
+        if turn is None:  # the contest is over (offered only while it is prepared)
+            return offers
         if self.controls(actor, turn) and (self.started or self.target(turn) is not None):
             limit = self.bid_limit(turn)
             if limit >= 1:
@@ -205,7 +224,7 @@ class ExtendedFlow(LongFlow):
     def _do_bid(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
         """The acting side's bid in an extended contest (§5.3.1, R13: default 3)."""
         self._require_phase("preparing")
-        turn = self.turn
+        turn = self._acting_side(self.turn)
         self._require_control(actor, turn, "bid: it is their turn to act")
         bid = read_int(data, "bid")
         limit = self.bid_limit(turn)
@@ -223,7 +242,7 @@ class ExtendedFlow(LongFlow):
         if self.state["machine"] is None:
             self._require_ratings()
             self._start_machine()
-        turn = self._machine().turn
+        turn = self._acting_side(self._machine().turn)
         if side != turn:
             raise IllegalAction(
                 f"it is {self.side(turn)['name']}'s turn: {what} takes the side's own turn"

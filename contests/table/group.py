@@ -175,14 +175,15 @@ class GroupFlow(GroupFraming):
         if not outcome:
             return None
         if "level" in outcome:
-            return outcome["level"]
+            level: int = outcome["level"]
+            return level
         if outcome["winner"] not in SIDES or not outcome["degree"]:
             return 0
         step = DEGREES.index(outcome["degree"]) + 1
         return step if outcome["winner"] == "pc" else -step
 
     def _on_pc_side(self, key: str, record: dict[str, Any]) -> bool:
-        return record.get("side") == self.state.get("pc_side", "pc")
+        return bool(record.get("side") == self.state.get("pc_side", "pc"))
 
     def _check_modifier(self, key: str, record: dict[str, Any], line: dict[str, Any]) -> None:
         """Every line applies, except where a kind says otherwise (group extended)."""
@@ -314,13 +315,13 @@ class GroupFlow(GroupFraming):
         NPC's rating), before the contest starts."""
         self._require_phase("preparing")
         name = read_name(data, "participant")
-        participant = self._require_control(actor, name, "choose their ability")
+        participant = self._require_participant(actor, name, "choose their ability")
         if participant["character_id"] is None:
             self._require_gm(actor, "rate the GM's participants")
         if self.state["machine"] is not None:
             raise IllegalAction("the contest has started: switch abilities instead")
         self._set_ability(participant, data)
-        tn = self.tn(participant)
+        tn = self.rated_tn(participant)
         return {
             "summary": f"{name} uses {participant['ability'] or 'their rating'} "
             f"({Rating(participant['rating'])}); TN {tn.rating}"
@@ -357,7 +358,7 @@ class GroupFlow(GroupFraming):
         )
         return {
             "summary": f"{name} has no relevant ability: a base TN of {NO_RELEVANT_ABILITY} "
-            f"(§2.1.2.1); TN {self.tn(participant).rating}"
+            f"(§2.1.2.1); TN {self.rated_tn(participant).rating}"
         }
 
     def _do_set_tactic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
@@ -365,7 +366,7 @@ class GroupFlow(GroupFraming):
         next pairing round (§5.1.5, §5.1.6, §5.2.5, §5.2.6)."""
         self._require_phase("preparing")
         name = read_name(data, "participant")
-        participant = self._require_control(actor, name, "describe their tactic")
+        participant = self._require_participant(actor, name, "describe their tactic")
         round_tactic = data.get("round_tactic", "normal")
         allowed = self.ROUND_TACTICS
         if round_tactic not in allowed:

@@ -23,7 +23,8 @@ from .base import (
     read_text,
     words,
 )
-from .group import MAX_NAME, RATING, Roll, read_name
+from .group import RATING, Roll
+from .group_framing import MAX_NAME, read_name
 from .group_long import GroupLongFlow
 
 
@@ -154,7 +155,8 @@ class GroupExtendedFlow(GroupLongFlow):
         """The most `name` may bid now (§5.3.6), the contest started on a copy if need be."""
         probe = GroupExtendedFlow(copy.deepcopy(self.state))
         try:
-            return probe._machine(start=True).people[name].bid_limit
+            limit: int = probe._machine(start=True).people[name].bid_limit
+            return limit
         except RulesError:
             return 0
 
@@ -166,7 +168,7 @@ class GroupExtendedFlow(GroupLongFlow):
         if shot and shot["by"] in mine and self.phase in ("preparing", "resolved"):
             limit = self._bid_limit(shot["by"])
             if limit >= 1 and self._accepts("parting_shot", actor, participant=shot["by"], bid=1):
-                inputs = (
+                inputs: tuple[ActionInput, ...] = (
                     self._pick([shot["by"]]),
                     number("bid", "Bid", 1, limit, default=min(DEFAULT_BID, limit)),
                 )
@@ -306,7 +308,7 @@ class GroupExtendedFlow(GroupLongFlow):
                 )
             ]
             if against:
-                inputs = (
+                inputs: tuple[ActionInput, ...] = (
                     *who,
                     words("helper", "Giver", limit=MAX_NAME, required=True),
                     self._pick([recipient], "recipient", "To"),
@@ -496,7 +498,7 @@ class GroupExtendedFlow(GroupLongFlow):
         or the one in use."""
         self._require_phase("preparing")
         name = read_name(data, "participant")
-        participant = self._require_control(actor, name, "take a final action")
+        participant = self._require_participant(actor, name, "take a final action")
         payer = self._payer(name)
         if payer is None:
             raise IllegalAction("the GM does not use final actions for the resistance (§5.3.5)")

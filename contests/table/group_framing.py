@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..rules import IllegalAction, Rating, RulesError
+from ..rules import IllegalAction, Rating, RulesError, TargetNumber
 from ..rules.extended_group import ORDER_RULES
 from ..rules.scored_group import ROLES
 from .base import SIDES, Actor, read_int, read_rounding, read_text
@@ -146,7 +146,8 @@ class GroupFraming(SharedOffers):
 
     @property
     def participants(self) -> list[dict[str, Any]]:
-        return self.state["participants"]
+        participants: list[dict[str, Any]] = self.state["participants"]
+        return participants
 
     def participant(self, name: Any) -> dict[str, Any]:
         for participant in self.participants:
@@ -156,7 +157,8 @@ class GroupFraming(SharedOffers):
 
     def side(self, side: str) -> dict[str, Any]:
         """Each side summed up, as the one-on-one table shows a side."""
-        return self.state["sides"][side]
+        summed: dict[str, Any] = self.state["sides"][side]
+        return summed
 
     @property
     def side_labels(self) -> list[str]:
@@ -179,10 +181,17 @@ class GroupFraming(SharedOffers):
             for p in self.participants
         ]
 
-    def tn(self, participant: dict[str, Any]) -> Any:
+    def tn(self, participant: dict[str, Any]) -> TargetNumber | None:
         """A participant's target number now (§2.11, R9): rating, modifier lines,
         augments and the states on their ability; None without a rating yet."""
         return self._target_of(participant)
+
+    def rated_tn(self, participant: dict[str, Any]) -> TargetNumber:
+        """A participant's target number where they must have a rating (to roll)."""
+        tn = self.tn(participant)
+        if tn is None:
+            raise IllegalAction(f"{participant['name']} has no ability or rating yet")
+        return tn
 
     def controls(self, actor: Actor, name: str) -> bool:
         """The GM controls everyone; a player their characters and those characters'
@@ -214,7 +223,8 @@ class GroupFraming(SharedOffers):
             return gifter
         participant = self.participant(name)
         owner = self._owner(participant) or participant
-        return owner["character_id"]
+        character_id: int | None = owner["character_id"]
+        return character_id
 
     def _player_for(self, name: str) -> int | None:
         """The user who plays `name` (a follower's owner's player), for their forms."""
@@ -224,7 +234,8 @@ class GroupFraming(SharedOffers):
                 (c["player_id"] for c in self.state["roster"] if c["character_id"] == gifter), None
             )
         participant = self.participant(name)
-        return (self._owner(participant) or participant)["player_id"]
+        player_id: int | None = (self._owner(participant) or participant)["player_id"]
+        return player_id
 
     def _is_participant(self, name: Any) -> bool:
         return any(p["name"] == name for p in self.participants)
@@ -234,6 +245,12 @@ class GroupFraming(SharedOffers):
         if not self.controls(actor, name):
             raise IllegalAction(f"only {name}'s player or the GM can {what}")
         return None if self._gifter(name) is not None else self.participant(name)
+
+    def _require_participant(self, actor: Actor, name: str, what: str) -> dict[str, Any]:
+        """The participant `name`, once `actor` may act for them; a gift's giver, who
+        is no participant, is refused like any other name outside the contest."""
+        self._require_control(actor, name, what)
+        return self.participant(name)
 
     def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         name = read_name(data, "participant")

@@ -12,11 +12,13 @@ modifier lasting one round, R9) reach its rolls as the difference from that TN.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..rules import IllegalAction, Rating, RulesError
 from .base import Actor, Roller, read_roll
-from .group import GroupFlow, Roll, read_name
+from .group import GroupFlow, Roll
+from .group_framing import read_name
 
 
 class GroupLongFlow(GroupFlow):
@@ -42,9 +44,13 @@ class GroupLongFlow(GroupFlow):
         entries = []
         for p in self.participants:
             tn = self.tn(p)
-            if tn is None and placeholder is None:
+            rating: int
+            if tn:
+                rating = tn.rating.total
+            elif placeholder is not None:
+                rating = placeholder
+            else:
                 raise IllegalAction(f"{p['name']} has no ability or rating yet")
-            rating = tn.rating.total if tn else placeholder
             entries.append(self._engine_entry(p, rating, tn))
         return {"participants": entries, **self._engine_options()}
 
@@ -72,7 +78,7 @@ class GroupLongFlow(GroupFlow):
     def _engine_took(self, participant: dict[str, Any]) -> None:
         """Remember the TN the engine now holds for the participant: later modifier
         lines reach its rolls as the difference (`_modifiers`)."""
-        participant["engine_tn"] = self.tn(participant).rating.total
+        participant["engine_tn"] = self.rated_tn(participant).rating.total
 
     def _save(self, machine: Any) -> None:
         self.state["machine"] = machine.to_json()
@@ -155,8 +161,8 @@ class GroupLongFlow(GroupFlow):
         self,
         action: str,
         args: dict[str, Any],
-        rollers: dict[str, str],
-        heroes: dict[str, str],
+        rollers: Mapping[str, str | None],
+        heroes: Mapping[str, str | None],
         note: str = "",
         gifters: dict[str, int] | None = None,
     ) -> dict[str, Any]:
@@ -168,26 +174,29 @@ class GroupLongFlow(GroupFlow):
         point flag of the engine action. While it waits, the GM's dice are hidden from
         the players when the campaign says so."""
         gifters = gifters or {}
-        heroes = {
+        # Nobody behind a flag (an act with no target left) spends nothing: the engine
+        # then refuses the action in its own words.
+        spenders = {
             flag: name
             for flag, name in heroes.items()
-            if (gifters[name] if name in gifters else self._payer(name)) is not None
+            if name is not None
+            and (gifters[name] if name in gifters else self._payer(name)) is not None
         }
         machine = self._machine(start=True)
         machine.roll(move=action, **args)
         settled, result = machine.as_settled
         summary = self._describe(action, settled, result, note)
         both_fumble = self._both_fumble(action, result)
-        if not heroes and not both_fumble:
+        if not spenders and not both_fumble:
             machine.settle()
             rolls = [{"who": who, "roll": args[key]} for key, who in rollers.items()]
             return self._played(machine, action, args, summary, rolls)
         self.state["machine"] = machine.to_json()  # the roll is held: nothing is played yet
-        pending = {
+        pending: dict[str, Any] = {
             "action": action,
             "args": args,
-            "heroes": heroes,
-            "spent": {flag: False for flag in heroes},
+            "heroes": spenders,
+            "spent": {flag: False for flag in spenders},
             "rollers": rollers,
             "gifters": gifters,
             "note": note,
@@ -196,12 +205,12 @@ class GroupLongFlow(GroupFlow):
         }
         self.state["pending"] = pending
         pending["rolls"] = [
-            {"who": who, "roll": args[key], "hidden": self._gm_rolls_for(who)}
+            {"who": who, "roll": args[key], "hidden": who is not None and self._gm_rolls_for(who)}
             for key, who in rollers.items()
         ]
         pending["revealed"] = not any(row["hidden"] for row in pending["rolls"])
         self.state["phase"] = "rolled"
-        waiting = "hero points may still change it" if heroes else "the GM calls the tie"
+        waiting = "hero points may still change it" if spenders else "the GM calls the tie"
         return self._roll_payload(
             f"{summary} ({waiting})",
             [dict(row) for row in pending["rolls"]],
@@ -313,12 +322,12 @@ class GroupLongFlow(GroupFlow):
         """Go on with another ability (§5.2.8 in a pairing; §5.3.8 from round 2)."""
         self._require_phase("preparing")
         name = read_name(data, "participant")
-        participant = self._require_control(actor, name, "switch abilities")
+        participant = self._require_participant(actor, name, "switch abilities")
         if participant["character_id"] is None:
             self._require_gm(actor, "rate the GM's participants")
         machine = self._machine()
         self._set_ability(participant, data)
-        tn = self.tn(participant)
+        tn = self.rated_tn(participant)
         where = self._switch_engine(machine, name, tn, data)
         self._engine_took(participant)
         self._save(machine)

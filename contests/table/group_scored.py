@@ -14,8 +14,19 @@ from ..rules import (
 )
 from ..rules.ratings import RESISTANCE_LEVELS
 from ..rules.scored import TACTICS
-from .base import Actor, AvailableAction, Roller, choice, number, read_int, read_text, words
-from .group import RATING, Roll, read_name
+from .base import (
+    ActionInput,
+    Actor,
+    AvailableAction,
+    Roller,
+    choice,
+    number,
+    read_int,
+    read_text,
+    words,
+)
+from .group import RATING, Roll
+from .group_framing import read_name
 from .group_long import GroupLongFlow
 
 
@@ -161,7 +172,7 @@ class GroupScoredFlow(GroupLongFlow):
                 against = [o["name"] for o in self.participants if o["side"] != "pc"]
                 against = [o for o in against if self._accepts("engage", actor, pc=pc, opponent=o)]
                 if against:
-                    inputs = (
+                    inputs: tuple[ActionInput, ...] = (
                         self._pick([pc], "pc", "PC side"),
                         self._pick(against, "opponent", "Against"),
                     )
@@ -256,7 +267,7 @@ class GroupScoredFlow(GroupLongFlow):
                 default=0,
             )
             if most:
-                inputs = (
+                inputs: tuple[ActionInput, ...] = (
                     self._pick([owner]),
                     self._pick([follower], "follower", "Onto"),
                     choice("pairing", "From pairing", [(pairing, f"#{pairing}")]),
@@ -277,7 +288,10 @@ class GroupScoredFlow(GroupLongFlow):
                 t for t in shots if self._accepts("parting_shot", actor, participant=name, target=t)
             ]
             if shots:
-                inputs = (self._pick([name]), self._pick(shots, "target", "At"))
+                inputs: tuple[ActionInput, ...] = (
+                    self._pick([name]),
+                    self._pick(shots, "target", "At"),
+                )
                 offers.append(
                     AvailableAction("parting_shot", f"{name} takes a parting shot", inputs)
                 )

@@ -21,7 +21,8 @@ from ..rules import (
 )
 from ..rules.group_simple import both_fumble_defeat, both_fumbled
 from .base import Actor, AvailableAction, Roller, read_roll
-from .group import GroupFlow, Roll, read_name
+from .group import GroupFlow, Roll
+from .group_framing import read_name
 
 
 class GroupSimpleFlow(GroupFlow):
@@ -116,7 +117,7 @@ class GroupSimpleFlow(GroupFlow):
         1 per 3 heroes or part of 3, a double boost twice that, any mix of players."""
         self._require_phase("preparing")
         name = read_name(data, "participant")
-        participant = self._require_control(actor, name, "pay toward a boost")
+        participant = self._require_participant(actor, name, "pay toward a boost")
         if participant["character_id"] is None:
             raise IllegalAction("only player characters spend hero points")
         boost = self.boost
@@ -192,25 +193,26 @@ class GroupSimpleFlow(GroupFlow):
         return [p for p in self.participants if p["side"] == "pc"]
 
     def _pairing_outcome(self, pairing: dict[str, Any]) -> Any:
-        tn = self.tn(self.participant(pairing["participant"]))
+        tn = self.rated_tn(self.participant(pairing["participant"]))
         outcome = simple_contest(
             tn.rating,
             pairing["roll"],
-            self.tn(self.resistance).rating,
+            self.rated_tn(self.resistance).rating,
             pairing["resistance_roll"],
             better_roll=self.state["better_roll"],
             pc_bumps=tn.bumps,
-            opponent_bumps=self.tn(self.resistance).bumps,
+            opponent_bumps=self.rated_tn(self.resistance).bumps,
         )
         return bump_with_hero_point(outcome) if pairing["hero_point"] else outcome
 
     def _pairing_text(self, pairing: dict[str, Any]) -> str:
         outcome = pairing["outcome"]
+        described: str = outcome["describe"]
         return (
             f"{pairing['participant']} rolled {pairing['roll']} ({outcome['pc_result']})"
             + (" + hero point" if pairing["hero_point"] else "")
             + f" against {pairing['resistance_roll']} ({outcome['opponent_result']}): "
-            + outcome["describe"]
+            + described
         )
 
     def _simple_rolls(
@@ -226,17 +228,17 @@ class GroupSimpleFlow(GroupFlow):
                 {
                     "who": participant["name"],
                     "ability": participant["ability"],
-                    "tn": str(self.tn(participant).rating),
+                    "tn": str(self.rated_tn(participant).rating),
                     "roll": pairing["roll"],
                     "result": pairing["outcome"]["pc_result"],
-                    "bumps": self.tn(participant).bumps,
+                    "bumps": self.rated_tn(participant).bumps,
                     "hero_point": pairing["hero_point"],
                     "hidden": "roll" in hidden,
                 },
                 {
                     "who": resistance["name"],
                     "ability": resistance["ability"],
-                    "tn": str(self.tn(resistance).rating),
+                    "tn": str(self.rated_tn(resistance).rating),
                     "roll": pairing["resistance_roll"],
                     "result": pairing["outcome"]["opponent_result"],
                     "hidden": "resistance_roll" in hidden,
@@ -320,13 +322,15 @@ class GroupSimpleFlow(GroupFlow):
         self.state["phase"] = "resolved"
         # §4.5.2: by default the whole group shares the consequence or the benefit.
         self.state["suggested"] = []
-        resistance = self.tn(self.resistance).rating
+        resistance = self.rated_tn(self.resistance).rating
         for participant in self.heroes:
             if group.level < 0:
+                assert group.degree is not None, "a defeat has a degree"
                 self._suggest(participant["name"], CONSEQUENCE_OF_DEFEAT[group.degree].value)
             elif group.level > 0 and not is_clearly_inferior(
-                self.tn(participant).rating, resistance
+                self.rated_tn(participant).rating, resistance
             ):
+                assert group.degree is not None, "a victory has a degree"
                 self._suggest(participant["name"], BENEFIT_OF_VICTORY[group.degree].value)
         names = self.state["sides"]
         boosted = f" (boosted {group.boost}x)" if group.boost else ""

@@ -8,6 +8,7 @@ import dataclasses
 from typing import Any, ClassVar
 
 from ..rules import Rating, Result
+from ..rules.simple import Side
 from .base import SIDES
 from .one_on_one import TableFlow
 
@@ -99,7 +100,7 @@ class LongFlow(TableFlow):
         self.state["machine"] = machine.to_json()
         return machine.pending
 
-    def _round_args(self, change: dict[str, int]) -> dict[str, Any]:
+    def _round_args(self, change: dict[Side, int]) -> dict[str, Any]:
         """This kind's round arguments besides the dice (tactics, modifiers...)."""
         raise NotImplementedError
 

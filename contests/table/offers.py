@@ -70,7 +70,7 @@ class SharedOffers(BaseFlow):
                 rules.setdefault(allowed, []).append((key, label))
         for (kinds, bumps), holders in rules.items():
             # Where no bump may be given (a resistance, R18.3), no field that only takes 0.
-            inputs = (
+            inputs: tuple[ActionInput, ...] = (
                 self._key(holders),
                 choice("kind", "Kind", ((k, k.replace("_", " ")) for k in kinds)),
                 number(
@@ -111,14 +111,14 @@ class SharedOffers(BaseFlow):
         """A plot augment (the GM), one's own (R8: once, until it fails) and a helper's
         of the actor's characters outside the contest (whether that helper has tried
         already is the service's to know: the flow knows helpers by name)."""
-        offers = []
+        offers: list[AvailableAction] = []
         # An augment raises a PC's target number only (R18.3): none for a resistance.
         keys = [(k, label) for k, label in keys if not self._resistance_key(k)]
         mine = [(k, label) for k, label in mine if not self._resistance_key(k)]
         if not keys:
             return offers
         if actor.is_gm:
-            inputs = (
+            inputs: tuple[ActionInput, ...] = (
                 self._key(keys),
                 choice("kind", "Augment", [("plot", "a plot augment (§2.4.3)")]),
                 choice("bonus", "Bonus", ((b, f"+{b}") for b in PLOT_AUGMENTS)),

@@ -25,6 +25,7 @@ from ..rules import (
     Result,
     RulesError,
     SideInput,
+    TargetNumber,
     bump_with_hero_point,
     hero_point_effect,
     is_clearly_inferior,
@@ -92,7 +93,8 @@ class TableFlow(SharedOffers):
     # -- reading ------------------------------------------------------------------
 
     def side(self, side: str) -> dict[str, Any]:
-        return self.state["sides"][side]
+        record: dict[str, Any] = self.state["sides"][side]
+        return record
 
     def participant_rows(self) -> list[dict[str, Any]]:
         """Who takes part, for the contest's participant records (and archive filters)."""
@@ -113,9 +115,16 @@ class TableFlow(SharedOffers):
             and character_id in actor.character_ids
         )
 
-    def target(self, side: str) -> Any:
+    def target(self, side: str) -> TargetNumber | None:
         """The side's target number now (§2.11, R9): rating, modifiers, augments, states."""
         return self._target_of(self.side(side))
+
+    def rated_target(self, side: str) -> TargetNumber:
+        """The side's target number where it must have a rating (to roll, to start)."""
+        tn = self.target(side)
+        if tn is None:
+            raise IllegalAction(f"{self.side(side)['name']} has no ability or rating yet")
+        return tn
 
     def _engine_target(self, side: str) -> Any:
         """The TN the engine is given: what `target` shows less what the engine applies
@@ -326,7 +335,7 @@ class TableFlow(SharedOffers):
             }
             for p in data.get("sheet_penalties", [])
         ]
-        rating, tn = Rating(info["rating"]), self.target(side).rating
+        rating, tn = Rating(info["rating"]), self.rated_target(side).rating
         return {"summary": f"{info['name']} uses {info['ability']} ({rating}); TN {tn}"}
 
     def _do_no_relevant_ability(
@@ -348,7 +357,7 @@ class TableFlow(SharedOffers):
         info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "community"]
         return {
             "summary": f"{info['name']} has no relevant ability: a base TN of "
-            f"{NO_RELEVANT_ABILITY} (§2.1.2.1); TN {self.target(side).rating}"
+            f"{NO_RELEVANT_ABILITY} (§2.1.2.1); TN {self.rated_target(side).rating}"
         }
 
     def _do_set_tactic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
@@ -554,7 +563,7 @@ class TableFlow(SharedOffers):
         River's failure: minor victory for Tamsin" (§2.3.5). Written only once the
         roll is settled, when the GM's dice are revealed to everyone."""
         pc, opponent = self.side("pc")["name"], self.side("opponent")["name"]
-        level = {"pc": 1, "opponent": -1}.get(outcome.get("winner"), 0)
+        level = {"pc": 1, "opponent": -1}.get(str(outcome.get("winner")), 0)
         line = versus(
             (pc, outcome["pc_result"]),
             (opponent, outcome["opponent_result"]),
@@ -586,7 +595,7 @@ class TableFlow(SharedOffers):
     def _simple_outcome(
         self, pc_roll: int, opponent_roll: int, pending: dict[str, Any] | None = None
     ) -> Any:
-        pc, opponent = self.target("pc"), self.target("opponent")
+        pc, opponent = self.rated_target("pc"), self.rated_target("opponent")
         outcome = simple_contest(
             pc.rating,
             pc_roll,
@@ -611,7 +620,7 @@ class TableFlow(SharedOffers):
             ("pc", outcome.pc_roll, outcome.pc_result),
             ("opponent", outcome.opponent_roll, outcome.opponent_result),
         ):
-            info, tn = self.side(side), self.target(side)
+            info, tn = self.side(side), self.rated_target(side)
             rows.append(
                 {
                     "who": info["name"],

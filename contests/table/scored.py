@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import ScoredContest
+from ..rules.simple import Side
 from .long import LongFlow
 
 
@@ -19,7 +20,7 @@ class ScoredFlow(LongFlow):
     def _machine_setup(self, pc: Any, opponent: Any) -> dict[str, Any]:
         return {"stakes": self.state["stakes"]}
 
-    def _round_args(self, change: dict[str, int]) -> dict[str, Any]:
+    def _round_args(self, change: dict[Side, int]) -> dict[str, Any]:
         return {
             "pc_tactic": self.side("pc")["round_tactic"],
             "opponent_tactic": self.side("opponent")["round_tactic"],

@@ -40,7 +40,7 @@ class SimpleFlow(TableFlow):
     @property
     def escalates(self) -> bool:
         """Only a plain simple contest escalates (§2.8.2)."""
-        return self.state["variant"] == "normal"
+        return bool(self.state["variant"] == "normal")
 
     def _decided_offers(self, actor: Actor) -> list[AvailableAction]:
         if not actor.is_gm:
@@ -105,7 +105,7 @@ class SimpleFlow(TableFlow):
             raise RulesError("a simple contest escalates into a scored or chained contest")
         last = self.state["rounds"][-1]
         outcome = self._simple_outcome(last["pc_roll"], last["opponent_roll"], pending=last)
-        pc, opponent = self.target("pc"), self.target("opponent")
+        pc, opponent = self.rated_target("pc"), self.rated_target("opponent")
         flow_class = ESCALATIONS[into]
         machine = flow_class.MACHINE.escalate(
             outcome,

@@ -552,6 +552,23 @@ def test_group_extended_gifts_disengaging_and_unrelated_actions(
     assert Table.rebuilt(contest).state == contest.state
 
 
+def test_an_act_whose_declared_targets_are_all_out_is_refused_in_the_rules_words(
+    table, session, gm, alice, bob, tamsin, brannoc
+):
+    contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc, 13)
+    for name, user in (("Tamsin", alice), ("Brannoc", bob)):
+        table.act(contest, user, "declare", participant=name, targets="Chief")
+    table.act(contest, gm, "declare", participant="Chief", targets="Brannoc", bid=2)
+    assert contest.state["machine"]["state"]["order"] == ["Tamsin", "Brannoc", "Chief"]
+    table.act(contest, alice, "unrelated_action", participant="Tamsin", description="waits")
+    table.act(contest, bob, "disengage", rolls=(5, 16), participant="Brannoc", opponent="Chief")
+    table.act(contest, gm, "resolve")
+    # §5.3.3: the Chief's only declared target has left; the GM must name another.
+    table.refused(
+        contest, gm, "act", "declared targets are all out", rolls=(5, 15), participant="Chief"
+    )
+
+
 # -- the table shows group contests --------------------------------------------------
 
 

@@ -22,6 +22,7 @@ from .character import (
     NEW_ABILITY_RATING,
     NEW_BREAKOUT_BONUS,
     Ability,
+    AbilityKind,
     CatchUp,
     Change,
     Character,
@@ -266,7 +267,10 @@ hero points": a sidekick's abilities, "as extensions of your character" (§2.3.5
 what the PC's own do when bought with hero points (1e §6.2): +1 for 1 HP, a keyword 2 HP
 (1 HP when keywords are packages, §3.3)."""
 
-SIDEKICK_KINDS = ("standalone", "keyword")  # §6.5.1: "Any of these abilities may be a keyword"
+SIDEKICK_KINDS: tuple[AbilityKind, ...] = (
+    "standalone",
+    "keyword",
+)  # §6.5.1: "Any of these abilities may be a keyword"
 
 
 def sidekick_raise_cost(character: Character, kind: str = "standalone") -> int:
@@ -277,9 +281,10 @@ def sidekick_raise_cost(character: Character, kind: str = "standalone") -> int:
     >>> sidekick_raise_cost(Character(keywords="packages"), "keyword")
     1
     """
-    if kind not in SIDEKICK_KINDS:
+    checked = next((known for known in SIDEKICK_KINDS if known == kind), None)
+    if checked is None:
         raise RulesError(f"a sidekick's ability is standalone or a keyword (§6.5.1), not {kind!r}")
-    return SIDEKICK_RAISE_COST[character.improves_as(Ability("sidekick", 1, kind=kind))]
+    return SIDEKICK_RAISE_COST[character.improves_as(Ability("sidekick", 1, kind=checked))]
 
 
 def sidekick_raise(

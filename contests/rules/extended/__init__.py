@@ -21,6 +21,7 @@ The modules, each importing only from those above it:
 Every public name is importable from `contests.rules.extended` itself.
 """
 
+from ..simple import SIDES, Side
 from .contest import ExtendedContest
 from .rolls import (
     Disengagement,
@@ -37,7 +38,6 @@ from .rolls import (
     simple_outcome,
     unrelated_action_log,
 )
-from .state import SIDES, Side
 from .tables import (
     DEFAULT_BID,
     ExchangeEffect,

@@ -7,15 +7,16 @@ the state of `ExtendedContestBase`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ..dice import Result, Roller, d20
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_flag, read_int, read_rating, read_roll
 from ..machine import HoldsRolls, action, after_end
 from ..modifiers import refuse_resistance_modifier
-from ..simple import Outcome, compare_results
+from ..simple import SIDES, Outcome, Side, compare_results
 from .rolls import (
     ability_in_use,
     roll_disengagement,
@@ -23,7 +24,7 @@ from .rolls import (
     roll_gift,
     unrelated_action_log,
 )
-from .state import SIDES, ExtendedContestBase, Side, _other
+from .state import ExtendedContestBase, _other
 from .tables import DEFAULT_BID, outcome_words, total_modifier
 
 
@@ -57,7 +58,10 @@ class ExtendedContest(HoldsRolls, ExtendedContestBase):
 
     HELD_ACTIONS = ("exchange", "parting_shot", "disengage")
     # The PC's hero point is `hero_point` in this machine's actions.
-    HERO_POINT_ARGS = {"pc": "hero_point", "opponent": "opponent_hero_point"}
+    HERO_POINT_ARGS: ClassVar[dict[Side, str]] = {
+        "pc": "hero_point",
+        "opponent": "opponent_hero_point",
+    }
 
     @action
     @after_end
@@ -82,7 +86,7 @@ class ExtendedContest(HoldsRolls, ExtendedContestBase):
     def _play_held(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Play a held action without recording it again."""
         held = dict(arguments)
-        method = getattr(type(self), held.pop("move")).__wrapped__
+        method: Callable[..., dict[str, Any]] = getattr(type(self), held.pop("move")).__wrapped__
         return method(self, **held)
 
     def _held_outcome(self, entry: dict[str, Any], arguments: dict[str, Any]) -> Outcome:
@@ -107,7 +111,7 @@ class ExtendedContest(HoldsRolls, ExtendedContestBase):
             opponent_hero_point=bool(arguments["opponent_hero_point"]),
         )
 
-    def _side_name(self, side: str) -> str:
+    def _side_name(self, side: Side) -> str:
         return self._label(side)
 
     # -- actions --------------------------------------------------------------
@@ -396,7 +400,7 @@ class ExtendedContest(HoldsRolls, ExtendedContestBase):
         self,
         *,
         recipient: str,
-        rating: int | str,
+        rating: object,
         bid: int,
         roll: int,
         resistance_roll: int,

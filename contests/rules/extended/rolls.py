@@ -14,7 +14,7 @@ from ..dice import Result, roll_result
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_flag, read_rating, read_roll
 from ..ratings import Rating
-from ..simple import Outcome, bumped_results, compare_results, mastery_bumps
+from ..simple import BetterRoll, Outcome, bumped_results, compare_results, mastery_bumps
 from .tables import (
     ExchangeEffect,
     check_bid,
@@ -76,7 +76,7 @@ def simple_outcome(
     second: Rating,
     second_roll: int,
     *,
-    better_roll: str = "high",
+    better_roll: BetterRoll = "high",
     first_hero_point: bool = False,
     second_hero_point: bool = False,
     first_bumps: int = 0,
@@ -136,7 +136,7 @@ def ability_in_use(current: Rating, bumps: int, rating: Any, what: str) -> tuple
     return read_rating(rating, what), 0
 
 
-def _simple_outcome(first: SideRoll, second: SideRoll, better_roll: str) -> Outcome:
+def _simple_outcome(first: SideRoll, second: SideRoll, better_roll: BetterRoll) -> Outcome:
     """`simple_outcome` of two sides' rolls, seen from `first`."""
     return simple_outcome(
         first.ability,
@@ -181,7 +181,7 @@ class Exchange:
 
 
 def roll_exchange(
-    actor: SideRoll, defender: SideRoll, *, bid: int, held: int, better_roll: str
+    actor: SideRoll, defender: SideRoll, *, bid: int, held: int, better_roll: BetterRoll
 ) -> Exchange:
     """Play one exchange (§5.3.1 step 4, R13): the actor bids `bid` out of the `held`
     AP (more is a desperation stake, §5.3.6), both roll, bumps and hero points apply
@@ -238,7 +238,7 @@ class Disengagement:
 
 
 def roll_disengagement(
-    leaving: SideRoll, staying: SideRoll, *, current_ap: int, better_roll: str
+    leaving: SideRoll, staying: SideRoll, *, current_ap: int, better_roll: BetterRoll
 ) -> Disengagement:
     """The simple contest of a disengagement (§5.3.9) against the side keeping the
     other in. A defeat transfers part of the leaving side's `current_ap` to the
@@ -256,7 +256,7 @@ def roll_disengagement(
 
 
 def roll_against_resistance(
-    roller: SideRoll, resistance: Rating, resistance_roll: int, *, better_roll: str
+    roller: SideRoll, resistance: Rating, resistance_roll: int, *, better_roll: BetterRoll
 ) -> tuple[Outcome, dict[str, Any]]:
     """A simple contest of one ability against a resistance (§5.3.5 final action,
     §5.3.10 lending, §5.3.11 gifting): the outcome and the log fields that tell it."""
@@ -286,7 +286,13 @@ class Gift:
 
 
 def roll_gift(
-    rating: Any, bid: Any, roll: Any, resistance_roll: Any, hero_point: Any, *, better_roll: str
+    rating: Any,
+    bid: Any,
+    roll: Any,
+    resistance_roll: Any,
+    hero_point: Any,
+    *,
+    better_roll: BetterRoll,
 ) -> Gift:
     """An uninvolved character tries to raise a side's AP (§5.3.11).
 

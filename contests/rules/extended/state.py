@@ -7,7 +7,7 @@ consequences; `contest.py` adds the actions on top of it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_better_roll
@@ -16,6 +16,7 @@ from ..outcomes import is_clearly_inferior
 from ..ratings import Rating
 from ..results import ContestOutcome
 from ..sides import SideInput, read_sides
+from ..simple import SIDES, Side, as_side
 from ..states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
 from .rolls import SideRoll
 from .tables import (
@@ -26,10 +27,6 @@ from .tables import (
     pc_bid_reason,
     starting_ap,
 )
-
-Side = Literal["pc", "opponent"]
-SIDES: tuple[Side, Side] = ("pc", "opponent")
-
 
 # ---------------------------------------------------------------------------
 # The one-on-one extended contest
@@ -223,9 +220,11 @@ class ExtendedContestBase(ContestMachine):
         # exchange caused it: nothing else is played once a side is down.
         if self.exchanges[-1]["kind"] != "exchange":
             return None
-        if not self.sides[self.winner].is_pc:
+        winner = self.winner
+        assert winner is not None, "a contest ended by a defeat has a winner"
+        if not self.sides[winner].is_pc:
             return None  # R18.2: the resistance takes no parting shot
-        return self.winner
+        return winner
 
     @property
     def outcome(self) -> ContestOutcome | None:
@@ -291,9 +290,10 @@ class ExtendedContestBase(ContestMachine):
     # -- checks ---------------------------------------------------------------
 
     def _check_side(self, side: Any, what: str = "participant") -> Side:
-        if side not in SIDES:
+        checked = as_side(side)
+        if checked is None:
             raise IllegalAction(f"unknown {what} {side!r}: choose 'pc' or 'opponent'")
-        return side
+        return checked
 
     def _check_turn(self, side: Side) -> None:
         if side != self.turn:

@@ -16,7 +16,7 @@ from ..dice import Result
 from ..errors import IllegalAction, RulesError
 from ..inputs import read_better_roll, read_int, read_rating
 from ..ratings import Rating
-from ..simple import DEGREES
+from ..simple import DEGREES, BetterRoll
 from ..states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State
 
 DEFAULT_BID = 3
@@ -73,12 +73,12 @@ def starting_ap(
 
 def check_bid(bid: Any, limit: int, whose: str, reason: str) -> int:
     """Refuse a bid below 1 or over `limit` (§5.3.2.1, §5.3.6, R13)."""
-    bid = read_int(bid, "a bid")
-    if bid < 1:
-        raise IllegalAction(f"a bid is at least 1 AP, not {bid}")
-    if bid > limit:
-        raise IllegalAction(f"bid {bid} is over {whose} limit of {limit} AP ({reason})")
-    return bid
+    amount = read_int(bid, "a bid")
+    if amount < 1:
+        raise IllegalAction(f"a bid is at least 1 AP, not {amount}")
+    if amount > limit:
+        raise IllegalAction(f"bid {amount} is over {whose} limit of {limit} AP ({reason})")
+    return amount
 
 
 def pc_bid_limit(current_ap: int, start_ap: int) -> int:
@@ -128,7 +128,7 @@ class ExchangeEffect:
         return self.amount if self.transfer else 0
 
 
-def better_side(actor_roll: int, defender_roll: int, better_roll: str) -> str | None:
+def better_side(actor_roll: int, defender_roll: int, better_roll: BetterRoll) -> str | None:
     """Which roll is better, "actor" or "defender" (None when equal) (R6)."""
     if actor_roll == defender_roll:
         return None
@@ -157,12 +157,12 @@ def exchange_effect(
     >>> exchange_effect(Result.CRITICAL, Result.CRITICAL, 1, 3, 5).actor_change
     -3
     """
-    read_better_roll(better_roll)
+    rule = read_better_roll(better_roll)
     names = f"{actor_result.label} against {defender_result.label}"
     if actor_result == defender_result:
         if actor_result is Result.FUMBLE:
             return ExchangeEffect(None, 0, False, f"{names}: tie")
-        better = better_side(actor_roll, defender_roll, better_roll)
+        better = better_side(actor_roll, defender_roll, rule)
         if better is None:
             return ExchangeEffect(None, 0, False, f"{names}, equal rolls: tie")
         worse: Literal["actor", "defender"] = "defender" if better == "actor" else "actor"
@@ -235,10 +235,10 @@ _FINAL_ACTION_FRACTION = {1: (1, 8), 2: (1, 4), 3: (1, 2), 4: (1, 1)}
 
 
 def check_level(level: Any) -> int:
-    level = read_int(level, "an outcome level")
-    if not -4 <= level <= 4:
-        raise RulesError(f"an outcome level runs from -4 to +4, not {level}")
-    return level
+    checked = read_int(level, "an outcome level")
+    if not -4 <= checked <= 4:
+        raise RulesError(f"an outcome level runs from -4 to +4, not {checked}")
+    return checked
 
 
 def final_action_ap(level: int, start_ap: int, current_ap: int) -> int:

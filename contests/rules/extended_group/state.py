@@ -294,10 +294,10 @@ class GroupExtendedBase(ContestMachine):
             )
 
     def _check_modifier(self, person: _Participant, modifier: Any, what: str) -> int:
-        modifier = read_int(modifier, what)
-        if modifier and not person.pc:
+        value = read_int(modifier, what)
+        if value and not person.pc:
             raise RulesError(f"{person.name} is a resistance: modifiers never apply to it (R2)")
-        return modifier
+        return value
 
     def _hero_point(self, person: _Participant, value: Any, what: str) -> bool:
         spend = read_flag(value, what)

@@ -20,6 +20,7 @@ The modules, each importing only from those above it:
 Every public name is importable from `contests.rules.scored` itself.
 """
 
+from ..simple import SIDES, Side
 from .contest import ScoredContest
 from .rounds import (
     RoundPlay,
@@ -40,12 +41,10 @@ from .tables import (
     CONSEQUENCES,
     RESOLUTION_POINTS,
     RISING_ACTION_TABLE,
-    SIDES,
     STAKES,
     TACTICS,
     WINNING_SCORE,
     RisingActionRow,
-    Side,
     assist_resistance,
     assist_score_change,
     assisted_score,

@@ -11,7 +11,7 @@ from ..machine import ContestMachine, HoldsRolls, action, after_end
 from ..modifiers import refuse_resistance_modifier
 from ..results import ContestOutcome, long_outcome
 from ..sides import SideInput, check_update, read_sides
-from ..simple import DEGREES, Outcome, cap_stretched
+from ..simple import DEGREES, SIDES, Outcome, Side, cap_stretched
 from .rounds import (
     RoundPlay,
     ScoredRound,
@@ -23,9 +23,7 @@ from .rounds import (
     score_round,
 )
 from .tables import (
-    SIDES,
     WINNING_SCORE,
-    Side,
     climax_consequence,
     other_side,
     parting_shot_score,
@@ -89,7 +87,7 @@ class ScoredContest(HoldsRolls, ContestMachine):
         self._better_roll = read_better_roll(better_roll)
         self._stakes = read_stakes(stakes)
         self._players = {side: self._sides[side].is_pc for side in SIDES}
-        self._points: dict[str, int] = {"pc": 0, "opponent": 0}
+        self._points: dict[Side, int] = {"pc": 0, "opponent": 0}
         self._rounds: list[dict[str, Any]] = []
         self._winner: Side | None = None
         self._ended_by: str | None = None
@@ -160,7 +158,7 @@ class ScoredContest(HoldsRolls, ContestMachine):
                 f"first_round needs a degree ({', '.join(DEGREES)}) with a winner and none "
                 f"with a tie, not winner={winner!r}, degree={degree!r}"
             )
-        points = resolution_points(degree) if winner else 0
+        points = 0 if degree is None else resolution_points(degree)
         if winner:
             self._points[winner] += points
         entry = {
@@ -198,12 +196,12 @@ class ScoredContest(HoldsRolls, ContestMachine):
         return self._points["opponent"]
 
     @property
-    def points(self) -> dict[str, int]:
+    def points(self) -> dict[Side, int]:
         """Both tallies: `{"pc": ..., "opponent": ...}`, each the RP that side scored."""
         return dict(self._points)
 
     @property
-    def sides(self) -> dict[str, SideInput]:
+    def sides(self) -> dict[Side, SideInput]:
         """Each side as the machine holds it now: rating and lasting effects (R18.5)."""
         return dict(self._sides)
 
@@ -241,6 +239,12 @@ class ScoredContest(HoldsRolls, ContestMachine):
     def loser(self) -> Side | None:
         return other_side(self._winner) if self._winner else None
 
+    def _decided(self) -> tuple[Side, Side]:
+        """The winner and the loser of a contest that is over."""
+        winner = self._winner
+        assert winner is not None, "only a finished contest has a winner"
+        return winner, other_side(winner)
+
     @property
     def degree(self) -> str | None:
         """The winner's degree of victory (= the loser's degree of defeat).
@@ -251,7 +255,7 @@ class ScoredContest(HoldsRolls, ContestMachine):
         """
         if self._ended_by != "knockout":
             return None
-        winner, loser = self._winner, self.loser
+        winner, loser = self._decided()
         if self._stakes == "rising_action":
             return rising_action(self._points[winner] - self._points[loser]).degree
         return victory_level(climax_consequence(self._points[winner], lost=True))
@@ -281,11 +285,13 @@ class ScoredContest(HoldsRolls, ContestMachine):
             }
         if self._ended_by == "disengagement":
             return {"pc": "unharmed", "opponent": "unharmed"}
-        row = rising_action(self._points[self._winner] - self._points[self.loser])
+        winner, loser = self._decided()
+        row = rising_action(self._points[winner] - self._points[loser])
         return {side: row.loser if lost[side] else row.winner for side in SIDES}
 
     def state(self) -> dict[str, Any]:
         over = self.is_over
+        pending = self.pending
         return {
             "kind": self.kind,
             "stakes": self._stakes,
@@ -307,18 +313,19 @@ class ScoredContest(HoldsRolls, ContestMachine):
             "ended_by": self._ended_by,
             "degree": self.degree,
             "parting_shot_available": self._parting_shot_open,
-            "pending": self.pending.to_json() if self.held is not None else None,
+            "pending": None if pending is None else pending.to_json(),
             "consequences": self.consequences() if over else None,
         }
 
     # -- actions --------------------------------------------------------------------
 
     def _check_player(self, side: Side, hero_point: Any) -> bool:
-        if read_flag(hero_point, f"{side}_hero_point") and not self._players[side]:
+        spent = read_flag(hero_point, f"{side}_hero_point")
+        if spent and not self._players[side]:
             raise IllegalAction(
                 f"{self._names[side]} is the GM's: only player characters spend hero points"
             )
-        return hero_point
+        return spent
 
     def _play_contest(self, **options: dict[Side, Any]) -> RoundPlay:
         """`play_contest` between this contest's two sides, with their current ratings."""
@@ -417,7 +424,7 @@ class ScoredContest(HoldsRolls, ContestMachine):
     def _held_outcome(self, result: ScoredRound, arguments: dict[str, Any]) -> Outcome:
         return result.outcome
 
-    def _side_name(self, side: str) -> str:
+    def _side_name(self, side: Side) -> str:
         return self._names[side]
 
     def _round(
@@ -504,12 +511,12 @@ class ScoredContest(HoldsRolls, ContestMachine):
         knock-out; the GM makes none.
         """
         if not self._parting_shot_open:
-            if self._ended_by == "knockout" and not self._players[self._winner]:
+            if self._ended_by == "knockout" and not self._players[self._decided()[0]]:
                 raise IllegalAction("the GM does not make parting shots (§5.1.4)")
             raise IllegalAction(
                 "a parting shot comes only in the round right after a knock-out (§5.1.4)"
             )
-        shooter = self._winner
+        shooter = self._decided()[0]
         play = self._play_contest(
             rolls={"pc": pc_roll, "opponent": opponent_roll},
             hero_points={"pc": pc_hero_point, "opponent": opponent_hero_point},

@@ -7,7 +7,7 @@ scores after tactics (`score_round`), and the playing and logging of a round
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -16,8 +16,16 @@ from ..errors import IllegalAction
 from ..inputs import read_int, read_rating, read_roll
 from ..ratings import Rating
 from ..sides import SideInput
-from ..simple import Outcome, bump_with_hero_point, cap_stretched, simple_contest
-from .tables import ASYMMETRICAL_TACTICS, SIDES, Side, read_tactic, round_points
+from ..simple import (
+    SIDES,
+    BetterRoll,
+    Outcome,
+    Side,
+    bump_with_hero_point,
+    cap_stretched,
+    simple_contest,
+)
+from .tables import ASYMMETRICAL_TACTICS, read_tactic, round_points
 
 # ---------------------------------------------------------------------------
 # One round: a simple contest, hero points on either side, then RP
@@ -30,7 +38,7 @@ def contest_outcome(
     opponent: Rating,
     opponent_roll: int,
     *,
-    better_roll: str = "high",
+    better_roll: BetterRoll = "high",
     pc_hero_point: bool = False,
     opponent_hero_point: bool = False,
     pc_bumps: int = 0,
@@ -58,10 +66,11 @@ def contest_outcome(
         pc_bumps=pc_bumps,
         opponent_bumps=opponent_bumps,
     )
-    for side, spent, label in (
+    spenders: tuple[tuple[Side, bool, str], ...] = (
         ("pc", pc_hero_point, pc_label),
         ("opponent", opponent_hero_point, opponent_label),
-    ):
+    )
+    for side, spent, label in spenders:
         if not spent:
             continue
         own = outcome.pc_result if side == "pc" else outcome.opponent_result
@@ -123,10 +132,14 @@ def score_round(
     read_tactic(pc_tactic, "the PC's")
     read_tactic(opponent_tactic, "the opponent's")
     points = 0
-    if outcome.winner == "pc":
-        points = round_points(outcome.degree, winner_tactic=pc_tactic, loser_tactic=opponent_tactic)
-    elif outcome.winner == "opponent":
-        points = round_points(outcome.degree, winner_tactic=opponent_tactic, loser_tactic=pc_tactic)
+    if outcome.winner is not None:
+        assert outcome.degree is not None, "a contest with a winner has a degree"
+        winner_tactic, loser_tactic = (
+            (pc_tactic, opponent_tactic) if outcome.winner == "pc" else (opponent_tactic, pc_tactic)
+        )
+        points = round_points(
+            outcome.degree, winner_tactic=winner_tactic, loser_tactic=loser_tactic
+        )
     return ScoredRound(outcome, pc_tactic, opponent_tactic, points)
 
 
@@ -178,10 +191,10 @@ class RoundPlay(NamedTuple):
 
 def play_contest(
     names: dict[Side, str],
-    ratings: dict[Side, Rating | SideInput],
+    ratings: Mapping[Side, Rating | SideInput],
     check_hero_point: Callable[[Side, Any], bool],
     *,
-    better_roll: str,
+    better_roll: BetterRoll,
     rolls: dict[Side, Any],
     hero_points: dict[Side, Any],
     overrides: dict[Side, Any],
@@ -200,9 +213,10 @@ def play_contest(
     refuses one to the GM's side, in the machine's own words.
     """
     spent = {side: check_hero_point(side, hero_points[side]) for side in SIDES}
-    lasting = {side: ratings[side] for side in SIDES if isinstance(ratings[side], SideInput)}
+    lasting = {side: rating for side in SIDES if isinstance(rating := ratings[side], SideInput)}
     base = {
-        side: lasting[side].target.rating if side in lasting else ratings[side] for side in SIDES
+        side: rating.target.rating if isinstance(rating := ratings[side], SideInput) else rating
+        for side in SIDES
     }
     used = {
         side: rating_in_use(base[side], overrides[side], modifiers[side], names[side])

@@ -8,15 +8,12 @@ table and its escalating resistances (§5.2.3), and parting shots (§5.1.4).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import RulesError
 from ..inputs import read_int
 from ..ratings import RESISTANCE_LEVELS
-from ..simple import DEGREES
-
-Side = Literal["pc", "opponent"]
-SIDES: tuple[Side, Side] = ("pc", "opponent")
+from ..simple import DEGREES, Side
 
 WINNING_SCORE = 5
 """§5.1.1 step 4.5: the first to 5 resolution points wins."""
@@ -52,14 +49,14 @@ CONSEQUENCES: tuple[str, ...] = (
 
 
 def read_tactic(value: Any, whose: str) -> str:
-    if value not in TACTICS:
+    if not isinstance(value, str) or value not in TACTICS:
         allowed = ", ".join(repr(t) for t in TACTICS)
         raise RulesError(f"{whose} tactic must be one of {allowed}, not {value!r}")
     return value
 
 
 def read_stakes(value: Any) -> str:
-    if value not in STAKES:
+    if not isinstance(value, str) or value not in STAKES:
         raise RulesError(f"stakes must be 'rising_action' or 'climax', not {value!r}")
     return value
 

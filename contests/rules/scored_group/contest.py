@@ -198,7 +198,7 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
             resistance(level_name, self._base),
             resistance_roll,
         )
-        side = target.side_of(receiver.name)
+        side = target.member_side(receiver.name)
         against = other_side(side)
         before = target.points[against]
         target.points[against] = assisted_score(before, level)
@@ -337,6 +337,7 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
         self._free_to_act(shot_by, "make a parting shot")
         pairing = self._pairings[knockout["pairing"] - 1]
         winner = pairing.winner
+        assert winner is not None, "a knock-out pairing has a winner"
         hero = self._hero_point(shot_by, hero_point)
         target_hero = self._hero_point(shot_at, target_hero_point)
         outcome, level = self._face_off(
@@ -445,6 +446,7 @@ class GroupScoredContest(HoldsGroupRolls, GroupScoredPairings):
                 ratings={taker.side: taker.rating, taken.side: taken.rating},
             )
             self._decide(removal, "won", taker.side)
+            assert outcome.degree is not None, "a victory has a degree"
             removal.points[taker.side] = resolution_points(outcome.degree)
             removal.extra[taker.side] = FOLLOWER_EXTRA
             self._pairings.append(removal)

@@ -43,11 +43,12 @@ class GroupScoredPairings(GroupScoredBase):
         return participant
 
     def _hero_point(self, participant: _Participant, value: Any) -> bool:
-        if read_flag(value, f"{participant.name}'s hero point") and not participant.player:
+        spent = read_flag(value, f"{participant.name}'s hero point")
+        if spent and not participant.player:
             raise IllegalAction(
                 f"{participant.name} is the GM's: only players spend hero points (R5.3)"
             )
-        return value
+        return spent
 
     def _knock_out(self, pairing: _Pairing, winner: Side, last_points: int) -> None:
         """The member on the other side leaves the contest (§5.2.1 step 6.5)."""
@@ -80,7 +81,7 @@ class GroupScoredPairings(GroupScoredBase):
             return []
         if not isinstance(shifts, dict):
             raise RulesError(f"a shift is {{follower_name: points}}, not {shifts!r}")
-        side = pairing.side_of(owner.name)
+        side = pairing.member_side(owner.name)
         moved = []
         for name, points in shifts.items():
             follower = self._find(name)
@@ -231,9 +232,8 @@ class GroupScoredPairings(GroupScoredBase):
             self._check_knockout(current, other_side(scored.scored_by), scored.points)
         entry["pc_points"] = current.points["pc"] + current.extra["pc"]
         entry["opponent_points"] = current.points["opponent"] + current.extra["opponent"]
-        entry["knocked_out"] = (
-            current.members[other_side(current.winner)] if current.status == "won" else None
-        )
+        winner = current.winner if current.status == "won" else None
+        entry["knocked_out"] = None if winner is None else current.members[other_side(winner)]
         self._log.append(entry)
         self._settle()
         return scored

@@ -49,13 +49,13 @@ class _Participant:
 class _Pairing:
     id: int
     kind: str  # "contest", or "removal" for a follower removed by a simple contest
-    members: dict[str, str]  # side -> participant name
-    ratings: dict[str, Rating]
-    points: dict[str, int] = field(default_factory=lambda: {"pc": 0, "opponent": 0})
+    members: dict[Side, str]  # side -> participant name
+    ratings: dict[Side, Rating]
+    points: dict[Side, int] = field(default_factory=lambda: {"pc": 0, "opponent": 0})
     # §2.10 (R18.4): the members whose ability in this pairing is a stretch.
-    stretched: dict[str, bool] = field(default_factory=lambda: {"pc": False, "opponent": False})
+    stretched: dict[Side, bool] = field(default_factory=lambda: {"pc": False, "opponent": False})
     # §5.2.4: the 2 RP lodged on a removed follower, by the side that lodged them.
-    extra: dict[str, int] = field(default_factory=lambda: {"pc": 0, "opponent": 0})
+    extra: dict[Side, int] = field(default_factory=lambda: {"pc": 0, "opponent": 0})
     status: str = "active"  # active | won | disengaged | ended
     winner: Side | None = None
     played_round: int = 0
@@ -64,12 +64,18 @@ class _Pairing:
     def side_of(self, name: str) -> Side | None:
         for side, member in self.members.items():
             if member == name:
-                return side  # type: ignore[return-value]
+                return side
         return None
 
-    def against(self, side: str) -> int:
+    def member_side(self, name: str) -> Side:
+        """The side of `name`, who is a member of this pairing."""
+        side = self.side_of(name)
+        assert side is not None, f"{name} is not in pairing {self.label}"
+        return side
+
+    def against(self, side: Side) -> int:
         """RP scored against the member on `side` in this pairing."""
-        other = other_side(side)  # type: ignore[arg-type]
+        other = other_side(side)
         return self.points[other] + self.extra[other]
 
     @property

@@ -169,7 +169,7 @@ class GroupScoredBase(ContestMachine):
         return total
 
     def _engage(self, pc: Any, opponent: Any, pc_rating: Any, opponent_rating: Any) -> _Pairing:
-        members = {"pc": self._find(pc), "opponent": self._find(opponent)}
+        members: dict[Side, _Participant] = {"pc": self._find(pc), "opponent": self._find(opponent)}
         for side, participant in members.items():
             if participant.side != side:
                 raise IllegalAction(
@@ -187,7 +187,7 @@ class GroupScoredBase(ContestMachine):
                 )
         if self.pairing_between(pc, opponent) is not None:
             raise IllegalAction(f"{pc} and {opponent} are already paired")
-        overrides = {"pc": pc_rating, "opponent": opponent_rating}
+        overrides: dict[Side, Any] = {"pc": pc_rating, "opponent": opponent_rating}
         pairing = _Pairing(
             id=len(self._pairings) + 1,
             kind="contest",
@@ -293,6 +293,7 @@ class GroupScoredBase(ContestMachine):
         if last.status == "disengaged":
             return "unharmed"
         side, winner = last.side_of(name), last.winner
+        assert winner is not None, "a won pairing has a winner"
         row = rising_action(last.against(other_side(winner)) - last.against(winner))
         return row.winner if side == winner else row.loser
 
