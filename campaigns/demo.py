@@ -39,24 +39,16 @@ def demo_campaign_create() -> Campaign:
         )
         for username, display, _ in DEMO_LOGINS
     }
-    return demo_campaign_add(users["gm"], users["alice"], users["bob"])
-
-
-@transaction.atomic
-def demo_campaign_add(gm, alice, bob, name: str = "The Sunken Crown") -> Campaign:
-    """The demo campaign run by `gm`, with `alice`'s Tamsin and `bob`'s Brannoc, Ashfen
-    and its resources, and the archive's first season and session. The browser tests
-    play in copies of it under other names."""
     campaign = Campaign.objects.create(
-        name=name,
+        name="The Sunken Crown",
         genre="Bronze-age fantasy",
         description="The river city of Ashfen bargains with drowned gods for one more harvest.",
-        gm=gm,
+        gm=users["gm"],
     )
-    for player in (alice, bob):
-        Membership.objects.create(campaign=campaign, user=player, role=Role.PLAYER)
-    tamsin_create(alice, campaign)
-    brannoc_create(bob, campaign)
+    for username in ("alice", "bob"):
+        Membership.objects.create(campaign=campaign, user=users[username], role=Role.PLAYER)
+    tamsin_create(users["alice"], campaign)
+    brannoc_create(users["bob"], campaign)
     Community.objects.create(
         campaign=campaign,
         name="Ashfen",
