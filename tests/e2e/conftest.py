@@ -9,15 +9,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import re
 import shutil
-from dataclasses import dataclass
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
 
 import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from bench.liveserver import app_server, demo_server, fresh_database, manage, server_env
+from bench.liveserver import ROOT, app_server, fresh_database, manage, server_env
 
 # The browsers here press at machine speed, many times a person's pace, and a module's
 # tests share their users: the per-person limit on table actions (20 in 10 s unless set)
@@ -85,57 +89,125 @@ def chromium_path() -> str | None:
     return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
 
 
+# Under pytest-xdist (--dist loadgroup) every browser test runs on one worker: one
+# Chromium and one table server, while the other worker runs the rest. A name per
+# module instead (f"browser-{item.module.__name__}") would spread whole modules over
+# the workers, each worker then starting its own Chromium and table server.
+def browser_group(item) -> str:
+    return "browser"
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "tests/e2e/" in str(item.fspath):
             item.add_marker(pytest.mark.e2e)
-            # Under pytest-xdist (--dist loadgroup) every browser test runs on one worker:
-            # one Chromium and one demo server, while the other worker runs the rest.
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group(browser_group(item)))
 
 
-# Per module, not per session: Playwright's sync API keeps an event loop running in the
-# main thread while it is open, and Django then refuses database calls from that thread
-# ("cannot call this from an async context"), which would fail the database tests that
-# pytest-xdist runs on the same worker after the browser tests.
+class Chromium:
+    """One Chromium for a run of browser tests one after the other, started by the
+    first and stopped after the last (`pytest_runtest_teardown` below), not kept for
+    the whole session: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, and Django then refuses database calls from that thread
+    ("cannot call this from an async context"), which would fail the database tests
+    that run on the same worker after the browser tests. Under xdist the browser tests
+    are one group, sent to their worker together, so one Chromium serves them all; in
+    any other order it is started again after other tests."""
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self._browser = None
+
+    def get(self):
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            self._playwright = sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(
+                executable_path=chromium_path(), args=CHROMIUM_FLAGS, headless=True
+            )
+        return self._browser
+
+    def stop(self) -> None:
+        if self._playwright is not None:
+            with contextlib.suppress(Exception):
+                self._browser.close()
+            self._playwright.stop()
+            self._playwright = self._browser = None
+
+
+CHROMIUM = Chromium()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last browser test of a run (its module's fixtures torn down first), the
+    browser goes, and with it Playwright's event loop."""
+    yield
+    if nextitem is None or nextitem.get_closest_marker("e2e") is None:
+        CHROMIUM.stop()
+
+
+def pytest_sessionfinish(session):
+    CHROMIUM.stop()
+
+
 @pytest.fixture(scope="module")
 def browser():
-    path = chromium_path()
-    if path is None:
+    if chromium_path() is None:
         if settings.REQUIRE_SERVICES:
             pytest.fail("REQUIRE_SERVICES=1 but no Chromium was found (apt-get install chromium)")
         pytest.skip("no Chromium found; install Debian's chromium package to run browser tests")
-    from playwright.sync_api import sync_playwright
+    return CHROMIUM.get()
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=path, args=CHROMIUM_FLAGS, headless=True
-        )
-        yield browser
-        browser.close()
+
+# Each user's cookies once logged in on a server, by (base URL, username): every user
+# logs in through the login form once a server; later contexts reuse the cookies (the
+# servers keep Django's real password hasher, slow on purpose).
+LOGINS: dict[tuple[str, str], dict] = {}
+
+
+def logged_in(browser, base: str, username: str, **options):
+    """A new browser context (its own cookies; `options` as for `new_context`) logged in
+    as `username` (demo password), and its page: on /home/ after the form the first
+    time, blank after."""
+    saved = LOGINS.get((base, username))
+    context = browser.new_context(storage_state=saved, **options)
+    page = accepting(context.new_page())
+    if saved is None:
+        page.goto(f"{base}/accounts/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill("questworlds")
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(f"{base}/home/")
+        LOGINS[(base, username)] = context.storage_state()
+    return page
+
+
+def at_home(browser, base: str, username: str, **options):
+    """`logged_in`, on the user's home page."""
+    page = logged_in(browser, base, username, **options)
+    if page.url != f"{base}/home/":
+        page.goto(f"{base}/home/")
+    return page
 
 
 @pytest.fixture(scope="session")
-def live_url(tmp_path_factory):
-    """The demo campaign served by uvicorn on a fresh database (PostgreSQL + Redis in CI)."""
-    with demo_server(tmp_path_factory.mktemp("live"), **MACHINE_SPEED) as base:
-        yield base
+def live_url(table_server):
+    """The table server's base URL: its demo campaign, The Sunken Crown, is played by the
+    tests that use it (other tests play in campaigns of their own there)."""
+    return table_server.base
 
 
 @pytest.fixture
 def log_in_page(browser, live_url):
-    """A new browser context (its own cookies), logged in as the given demo user."""
+    """A new browser context (its own cookies), logged in as the given demo user, on
+    their home page."""
     contexts = []
 
-    def open_as(username: str, password: str = "questworlds"):
-        context = browser.new_context()
-        contexts.append(context)
-        page = accepting(context.new_page())
-        page.goto(f"{live_url}/accounts/login/")
-        page.get_by_label("Username").fill(username)
-        page.get_by_label("Password").fill(password)
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_url(f"{live_url}/home/")
+    def open_as(username: str):
+        page = at_home(browser, live_url, username)
+        contexts.append(page.context)
         return page
 
     yield open_as
@@ -144,8 +216,9 @@ def log_in_page(browser, live_url):
 
 
 # --------------------------------------------------------------------- a table server
-# One server a test session (a worker, under xdist) for the browser tests that need the
-# server's environment: each test plays in campaigns of its own, made here for setup.
+# One server a test session (a worker, under xdist) for the browser tests: each test
+# plays in campaigns of its own, made here for setup; the demo campaign itself is
+# played by the few tests that use `live_url`.
 
 STAFF_AND_SPECTATOR = """
 from django.contrib.auth import get_user_model
@@ -157,13 +230,12 @@ User.objects.create_user(username="sam", password="questworlds", display_name="S
 """
 
 NEW_CAMPAIGNS = """
-import json
 from django.contrib.auth import get_user_model
 from campaigns.demo import brannoc_create, tamsin_create
 from campaigns.models import Membership, Role
 from campaigns.services import campaign_create, session_start
 users = {u.username: u for u in get_user_model().objects.all()}
-ids = {}
+result = {}
 for name in NAMES:
     campaign = campaign_create(gm=users["gm"], name=name, genre="Bronze-age fantasy")
     campaign.physical_dice = True
@@ -176,21 +248,133 @@ for name in NAMES:
     session_start(
         campaign=campaign, actor=users["gm"], title="Low water", attendees=campaign.characters.all()
     )
-    ids[name] = campaign.pk
-print(json.dumps(ids))
+    result[name] = campaign.pk
 """
+
+# A copy of the demo campaign (campaigns.demo.demo_campaign_create, for users who exist:
+# Alice's Tamsin, Bob's Brannoc, Ashfen and its resources, the archive's first session)
+# under another name, with the next session open as the demo's table was for play.
+DEMO_COPY = """
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from campaigns.demo import (
+    brannoc_create, demo_archive_create, demo_community_resources, tamsin_create
+)
+from campaigns.models import Campaign, Membership, Role, Session
+from community.models import Community
+users = {u.username: u for u in get_user_model().objects.all()}
+campaign = Campaign.objects.create(
+    name=NAME,
+    genre="Bronze-age fantasy",
+    description="The river city of Ashfen bargains with drowned gods for one more harvest.",
+    gm=users["gm"],
+    physical_dice=PHYSICAL_DICE,
+)
+for username in ("alice", "bob"):
+    Membership.objects.create(campaign=campaign, user=users[username], role=Role.PLAYER)
+tamsin_create(users["alice"], campaign)
+brannoc_create(users["bob"], campaign)
+Community.objects.create(
+    campaign=campaign,
+    name="Ashfen",
+    description="A city of stilts and ferries on the Grey River.",
+    interval_name="season",
+)
+demo_archive_create(campaign)
+demo_community_resources(campaign)
+number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
+result = campaign.pk
+"""
+
+# The loop of a `manage.py shell` kept open: each line in is a JSON string of code, run
+# on its own; each answer a line out, marked, with the code's `result` or its error.
+SHELL_LOOP = """
+import json, sys, traceback
+for line in sys.stdin:
+    namespace = {}
+    try:
+        exec(json.loads(line), namespace)
+        answer = ["ok", namespace.get("result")]
+    except Exception:
+        answer = ["error", traceback.format_exc()]
+    sys.stdout.write("@shell-answer " + json.dumps(answer) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+class Shell:
+    """A Django shell on a server's database, started once and kept open: setting up a
+    test's campaigns is one round trip instead of a Django start (a `manage.py shell`
+    each time cost 1 to 2 s of CPU)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "shell", "-c", SHELL_LOOP],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.errors: list[str] = []
+        for target in (self._read, self._keep):
+            threading.Thread(target=target, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _keep(self) -> None:
+        for line in self.process.stderr:
+            self.errors.append(line)
+
+    def run(self, code: str, timeout: float = 120):
+        """Run `code` in the shell; what it left in `result`."""
+        self.process.stdin.write(json.dumps(code) + "\n")
+        self.process.stdin.flush()
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise RuntimeError(f"the shell did not answer in {timeout} s") from None
+            if line is None:
+                raise RuntimeError("the shell exited:\n" + "".join(self.errors[-40:]))
+            if line.startswith("@shell-answer "):
+                status, value = json.loads(line.removeprefix("@shell-answer "))
+                if status != "ok":
+                    raise RuntimeError(f"the shell's code failed:\n{value}")
+                return value
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
 @dataclass(frozen=True)
 class TableServer:
     base: str
     env: dict[str, str]
+    shell: Shell = field(repr=False)
 
     def new_campaigns(self, *names: str) -> dict[str, int]:
         """Campaigns run by `gm` with the demo's players and characters (Alice's Tamsin,
         Bob's Brannoc), `sam` as a spectator, physical dice allowed and a session open."""
-        out = manage(self.env, "shell", "-c", f"NAMES = {list(names)!r}\n{NEW_CAMPAIGNS}")
-        return json.loads(out.strip().splitlines()[-1])
+        return self.shell.run(f"NAMES = {list(names)!r}\n{NEW_CAMPAIGNS}")
+
+    def demo_campaign(self, name: str, *, physical_dice: bool = False) -> int:
+        """A copy of the demo campaign named `name` (run by `gm`, Alice's Tamsin and Bob's
+        Brannoc, Ashfen and its resources, the archive's first session) with the next
+        session open, as the demo's own table is for play."""
+        code = f"NAME = {name!r}\nPHYSICAL_DICE = {physical_dice!r}\n{DEMO_COPY}"
+        return self.shell.run(code)
 
 
 @pytest.fixture(scope="session")
@@ -198,37 +382,35 @@ def table_server(tmp_path_factory):
     """The demo data, a staff account (`admin`) and a spectator (`sam`), served by uvicorn."""
     with fresh_database(tmp_path_factory.mktemp("tables"), template="demo") as database_url:
         env = server_env(database_url, **MACHINE_SPEED)
-        manage(env, "shell", "-c", STAFF_AND_SPECTATOR)
-        with app_server(env) as base:
-            yield TableServer(base, env)
+        shell = Shell(env)
+        try:
+            shell.run(STAFF_AND_SPECTATOR)
+            with app_server(env) as base:
+                yield TableServer(base, env, shell)
+        finally:
+            shell.close()
 
 
 class People:
     """Browser contexts (each its own cookies), closed together. Each user logs in
-    through the login form once a test session; later contexts reuse their cookies."""
+    through the login form once a server (`logged_in`); later contexts reuse their
+    cookies."""
 
-    def __init__(self, browser, base: str, logins: dict) -> None:
-        self.browser, self.base, self.logins, self.contexts = browser, base, logins, []
+    def __init__(self, browser, base: str) -> None:
+        self.browser, self.base, self.contexts = browser, base, []
 
     def anonymous(self, **options):
         context = self.browser.new_context(**options)
         self.contexts.append(context)
         return with_options_open(accepting(context.new_page()))
 
-    def log_in(self, username: str):
-        if username in self.logins:
-            return self.anonymous(storage_state=self.logins[username])
-        page = self.anonymous()
-        page.goto(f"{self.base}/accounts/login/")
-        page.get_by_label("Username").fill(username)
-        page.get_by_label("Password").fill("questworlds")
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_url(f"{self.base}/home/")
-        self.logins[username] = page.context.storage_state()
+    def log_in(self, username: str, **options):
+        page = with_options_open(logged_in(self.browser, self.base, username, **options))
+        self.contexts.append(page.context)
         return page
 
-    def at_table(self, username: str, campaign_id: int):
-        page = self.log_in(username)
+    def at_table(self, username: str, campaign_id: int, **options):
+        page = self.log_in(username, **options)
         open_table(page, self.base, campaign_id)
         return page
 
@@ -242,15 +424,9 @@ def open_table(page, base: str, campaign_id: int) -> None:
     expect(page.locator("#connection-status")).to_have_text("Connected")
 
 
-@pytest.fixture(scope="session")
-def table_logins():
-    """Each user's cookies once logged in on the table server, for new contexts."""
-    return {}
-
-
 @pytest.fixture
-def people(browser, table_server, table_logins):
-    crowd = People(browser, table_server.base, table_logins)
+def people(browser, table_server):
+    crowd = People(browser, table_server.base)
     yield crowd
     crowd.close()
 
@@ -321,12 +497,6 @@ def demo_table(tmp_path_factory, name: str, setup: str = ""):
 
 
 def sign_in(browser, base: str, username: str, width: int = 1280):
-    """A new browser context of `width` px, logged in as `username` (demo password)."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = accepting(context.new_page())
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("questworlds")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/home/")
-    return page
+    """A new browser context of `width` px, logged in as `username` (demo password), on
+    their home page."""
+    return at_home(browser, base, username, viewport={"width": width, "height": 900})

@@ -20,10 +20,10 @@ RECAP = "**Tamsin** crossed the ford while Brannoc sang the river calm."
 
 
 @pytest.fixture(scope="module")
-def played(browser, table_server, table_logins):
+def played(browser, table_server):
     """The session, played and ended through the pages; what the table showed of it."""
     campaign = table_server.new_campaigns(NAME)[NAME]
-    crowd = People(browser, table_server.base, table_logins)
+    crowd = People(browser, table_server.base)
     try:
         gm, alice, bob = (crowd.at_table(u, campaign) for u in ("gm", "alice", "bob"))
         pages = [gm, alice, bob]

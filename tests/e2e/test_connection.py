@@ -9,14 +9,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import demo_table, sign_in
+from .conftest import sign_in
 from .test_your_move import bar, open_table, wait_seq
 
 
 @pytest.fixture(scope="module")
-def table_url(tmp_path_factory):
-    with demo_table(tmp_path_factory, "drop") as served:
-        yield served
+def table_url(table_server):
+    """A copy of the demo campaign with a session open."""
+    return table_server.base, table_server.demo_campaign("Ashfen in the rain")
 
 
 def frame_for_alice(gm, prize: str) -> None:

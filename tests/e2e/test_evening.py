@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import demo_table, sign_in
+from .conftest import sign_in
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "evening"
 LINE = re.compile(r"(beats|loses to|ties with|against) ")
 
 
 @pytest.fixture(scope="module")
-def evening(tmp_path_factory):
-    with demo_table(tmp_path_factory, "evening") as served:
-        yield served
+def evening(table_server):
+    """A copy of the demo campaign with a session open."""
+    return table_server.base, table_server.demo_campaign("An evening in Ashfen")
 
 
 def seat(browser, base, campaign_id, username, width):

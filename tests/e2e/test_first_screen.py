@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import accepting, enter_roll, frame_contest, open_table, side, with_options_open
+from .conftest import enter_roll, frame_contest, open_table, side
 
 PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's viewport
 DESKTOP = {"width": 1280, "height": 800}
@@ -27,14 +27,7 @@ COVERED = """ids => {
 def seated(people, username: str, campaign_id: int, viewport: dict):
     """A page of its own (still, as for a person who asked for reduced motion, so a
     scroll is over when it is made), logged in, at the table."""
-    people.log_in(username)
-    context = people.browser.new_context(
-        storage_state=people.logins[username], viewport=viewport, reduced_motion="reduce"
-    )
-    people.contexts.append(context)
-    page = with_options_open(accepting(context.new_page()))
-    open_table(page, people.base, campaign_id)
-    return page
+    return people.at_table(username, campaign_id, viewport=viewport, reduced_motion="reduce")
 
 
 def in_first_screen(page, locator) -> bool:

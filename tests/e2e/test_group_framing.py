@@ -4,11 +4,17 @@ participants, and a player's roll shows its exact odds to everyone at the table.
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
-from .test_live_contest import open_table, same_everywhere, submit, table_url, wait_seq
+from .test_live_contest import open_table, same_everywhere, submit, wait_seq
 
-__all__ = ["table_url"]  # the module-scoped server with the demo campaign and a session
+
+@pytest.fixture(scope="module")
+def table_url(table_server):
+    """A copy of the demo campaign with a session open, its players entering their dice."""
+    campaign_id = table_server.demo_campaign("Ashfen at the bridge", physical_dice=True)
+    return table_server.base, campaign_id
 
 
 def frame_form(gm):

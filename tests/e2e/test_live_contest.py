@@ -13,39 +13,18 @@ import difflib
 import pytest
 from playwright.sync_api import expect
 
-from bench.liveserver import app_server, fresh_database, manage, server_env
-
-from .conftest import MACHINE_SPEED, accepting, with_options_open
-
-SETUP = """
-from django.utils import timezone
-from campaigns.models import Campaign, Session
-campaign = Campaign.objects.get(name="The Sunken Crown")
-campaign.physical_dice = True
-campaign.save()
-number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
-print(campaign.pk)
-"""
+from .conftest import logged_in, with_options_open
 
 
 @pytest.fixture(scope="module")
-def table_url(tmp_path_factory):
-    with fresh_database(tmp_path_factory.mktemp("table"), template="demo") as database_url:
-        env = server_env(database_url, **MACHINE_SPEED)
-        campaign_id = manage(env, "shell", "-c", SETUP).strip().splitlines()[-1]
-        with app_server(env) as base:
-            yield base, campaign_id
+def table_url(table_server):
+    """A copy of the demo campaign with a session open, its players entering their dice."""
+    campaign_id = table_server.demo_campaign("Ashfen at the ford", physical_dice=True)
+    return table_server.base, campaign_id
 
 
 def open_table(browser, base, campaign_id, username):
-    context = browser.new_context()
-    page = with_options_open(accepting(context.new_page()))
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("questworlds")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/home/")
+    page = with_options_open(logged_in(browser, base, username))
     page.goto(f"{base}/campaigns/{campaign_id}/table/")
     expect(page.locator("#connection-status")).to_have_text("Connected")
     return page

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import demo_table, frame_contest
+from .conftest import frame_contest
 from .test_your_move import open_table
 
 
@@ -45,10 +45,9 @@ def test_on_a_phone_the_bar_leads_the_gm_to_the_frame_form(people, table_server)
 
 
 @pytest.fixture(scope="module")
-def ashfen_table(tmp_path_factory):
-    """The demo's Sunken Crown (Ashfen and its resources) with a session open."""
-    with demo_table(tmp_path_factory, "lobbying") as served:
-        yield served
+def ashfen_table(table_server):
+    """A copy of the demo campaign (Ashfen and its resources) with a session open."""
+    return table_server.base, table_server.demo_campaign("Ashfen lobbies")
 
 
 def lobby_at_the_table(page, purpose: str) -> None:

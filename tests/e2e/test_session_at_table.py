@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import demo_table, sign_in
+from .conftest import sign_in
 from .test_your_move import open_table
 
 
 @pytest.fixture(scope="module")
-def table_url(tmp_path_factory):
-    with demo_table(tmp_path_factory, "sessions") as served:
-        yield served
+def table_url(table_server):
+    """A copy of the demo campaign with a session open."""
+    return table_server.base, table_server.demo_campaign("Ashfen between sessions")
 
 
 def fetched(page, sheets: list, count: int) -> None:

@@ -13,15 +13,18 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import demo_table, sign_in
+from .conftest import sign_in
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "your-move"
 
 
+NAME = "Ashfen's moves"
+
+
 @pytest.fixture(scope="module")
-def table_url(tmp_path_factory):
-    with demo_table(tmp_path_factory, "moves") as served:
-        yield served
+def table_url(table_server):
+    """A copy of the demo campaign with a session open."""
+    return table_server.base, table_server.demo_campaign(NAME)
 
 
 def open_table(browser, base, campaign_id, username, width=1280):
@@ -78,13 +81,13 @@ def test_each_person_sees_whose_move_it_is_and_plays_from_the_bar(browser, table
     # Alice must choose an ability; the GM and Bob see that the table waits on her.
     assert my_move(alice) == ["Your move: choose an ability for Tamsin Reedwalker"]
     expect(bar(alice).locator("[data-waiting]:visible")).to_have_count(0)  # she is not waiting
-    expect(alice).to_have_title("● Your move · The Sunken Crown table · QuestWorlds Table")
+    expect(alice).to_have_title(f"● Your move · {NAME} table · QuestWorlds Table")
     for page in (gm, bob):
         assert my_move(page) == []
         expect(bar(page).locator("[data-waiting]:visible")).to_contain_text(
             "Tamsin Reedwalker's player (choose an ability for Tamsin Reedwalker)"
         )
-        expect(page).to_have_title("The Sunken Crown table · QuestWorlds Table")
+        expect(page).to_have_title(f"{NAME} table · QuestWorlds Table")
     shoot(pages, "1-framed")
     assert no_sideways_scroll(bob)
 
@@ -101,7 +104,7 @@ def test_each_person_sees_whose_move_it_is_and_plays_from_the_bar(browser, table
     assert my_move(alice) == []
     expect(bar(alice).locator("[data-waiting]:visible")).to_have_text("Waiting for the GM (roll).")
     expect(bar(gm).locator("[data-waiting]:visible")).to_have_count(0)
-    expect(gm).to_have_title("● Your move · The Sunken Crown table · QuestWorlds Table")
+    expect(gm).to_have_title(f"● Your move · {NAME} table · QuestWorlds Table")
     bar(gm).get_by_role("button", name="Roll", exact=True).click()
     wait_seq(everyone, 3)
     shoot(pages, "2-rolled")
@@ -111,7 +114,7 @@ def test_each_person_sees_whose_move_it_is_and_plays_from_the_bar(browser, table
     assert my_move(gm) == ["Your move: resolve"]
     choice = my_move(alice)
     assert choice in ([], ["Your choice: spend a hero point for Tamsin Reedwalker"])
-    expect(alice).to_have_title("The Sunken Crown table · QuestWorlds Table")
+    expect(alice).to_have_title(f"{NAME} table · QuestWorlds Table")
     bar(gm).get_by_role("button", name="Resolve").click()
     wait_seq(everyone, 4)
 
