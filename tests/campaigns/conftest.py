@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from contextlib import contextmanager
 from unittest import mock
 
 import pytest
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 
 from characters import services as character_services
-from contests.models import Contest, ContestStatus
+from contests.models import Contest, ContestEvent, ContestParticipant, ContestStatus
 from contests.rules import fixed_rolls
 from contests.services import contest_act, contest_frame
 
@@ -117,3 +119,57 @@ def totals(html: str, kind: str = "RP") -> list[dict[str, str]]:
     by name: the stored order of the names is the database's."""
     steps = re.findall(rf'<p class="muted">{re.escape(kind)}: (.*?)</p>', html)
     return [dict(part.rsplit(" ", 1) for part in step.split(", ")) for step in steps]
+
+
+def contests_repeat(
+    copies: dict[int, tuple[Contest, object]], words: Callable[[int], dict[str, str]]
+) -> list[Contest]:
+    """Contests played at the table, again: `copies` maps each new contest's number to
+    (the played contest it repeats, its session). Each repeat has its source's kind,
+    outcome, participants and events, rows and payloads as the table wrote them, with
+    `words(number)` for its own prize, obstacle or GM notes. Playing hundreds of
+    contests would take minutes; copying them takes a few bulk inserts."""
+    sources = {number: source for number, (source, _) in copies.items()}
+    prefetch_related_objects(list(set(sources.values())), "participants", "events")
+    # Every field a played contest has, but its id, number, session and creation time.
+    copied = (
+        "campaign_id", "kind", "status", "prize", "obstacle", "resistance_name",
+        "resistance_rating", "framing", "state", "seq", "winner", "degree", "outcome_level",
+        "narration", "gm_notes", "finished_at",
+    )  # fmt: skip
+    repeats = Contest.objects.bulk_create(
+        Contest(
+            **{name: getattr(source, name) for name in copied} | words(number),
+            session=session,
+            number=number,
+        )
+        for number, (source, session) in copies.items()
+    )
+    ContestParticipant.objects.bulk_create(
+        ContestParticipant(
+            contest=repeat,
+            character_id=p.character_id,
+            name=p.name,
+            side=p.side,
+            ability=p.ability,
+            rating=p.rating,
+        )
+        for repeat in repeats
+        for p in sources[repeat.number].participants.all()
+    )
+    ContestEvent.objects.bulk_create(
+        (
+            ContestEvent(
+                contest=repeat,
+                seq=e.seq,
+                actor_id=e.actor_id,
+                type=e.type,
+                payload=e.payload,
+                idempotency_key=e.idempotency_key,
+            )
+            for repeat in repeats
+            for e in sources[repeat.number].events.all()
+        ),
+        batch_size=2000,
+    )
+    return repeats

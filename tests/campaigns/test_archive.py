@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -16,7 +17,7 @@ from django.test import Client
 from django.urls import reverse
 
 from campaigns import services
-from campaigns.models import Membership, Role
+from campaigns.models import Campaign, Membership, Role
 from characters import services as character_services
 from characters.models import Character
 from contests.models import Contest
@@ -25,6 +26,7 @@ from .conftest import (
     ability,
     act,
     committed_at_once,
+    contests_repeat,
     frame,
     play_against,
     play_rounds,
@@ -50,11 +52,49 @@ def consequences(html: str) -> list[str]:
 # --------------------------------------------------------------------- a played session
 
 
-@pytest.fixture
-def played(campaign, gm, alice, tamsin):
+@pytest.fixture(scope="module")
+def low_water(django_db_setup, django_db_blocker):
     """Session 1, "Low water": Tamsin crosses the river in a scored contest (helped by
     Oro's sharp eyes, the GM's dice hidden, a hero point spent), then fails to find the
-    ferryman in a simple one."""
+    ferryman in a simple one. Written once for this module, by a GM and a player of
+    their own (the persona fixtures' users are the other tests'); each test reads it in
+    a transaction rolled back at its end."""
+    with django_db_blocker.unblock(), committed_at_once():
+        User = get_user_model()
+        gm = User.objects.create_user(username="low-gm", password=None, display_name="Gwen")
+        alice = User.objects.create_user(username="low-alice", password=None, display_name="Alice")
+        campaign = Campaign.objects.create(name="The Sunken Crown", genre="Fantasy", gm=gm)
+        Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER)
+        tamsin = character_services.character_create(
+            player=alice,
+            name="Tamsin Reedwalker",
+            concept="Stubborn river guide",
+            campaign=campaign,
+        )
+        low_water_play(campaign, gm, alice, tamsin)
+    yield SimpleNamespace(campaign=campaign, gm=gm, alice=alice)
+    with django_db_blocker.unblock():
+        Contest.objects.filter(campaign=campaign).delete()
+        Character.objects.filter(campaign=campaign).delete()
+        campaign.delete()
+        User.objects.filter(username__in=["low-gm", "low-alice"]).delete()
+
+
+@pytest.fixture
+def played(db, low_water):
+    """Low water's campaign as it is in the database (a test may publish it)."""
+    return SimpleNamespace(
+        campaign=Campaign.objects.get(pk=low_water.campaign.pk),
+        gm=low_water.gm,
+        alice=low_water.alice,
+    )
+
+
+# The tests of Low water run on one worker, which plays it once.
+LOW = pytest.mark.xdist_group("archive_low_water")
+
+
+def low_water_play(campaign, gm, alice, tamsin) -> None:
     services.campaign_options_update(campaign=campaign, actor=gm, roll_visibility="gm_hidden")
     boatcraft = ability(tamsin, "Boatcraft", 13)
     oro = character_services.character_create(player=alice, name="Oro", campaign=campaign)
@@ -98,16 +138,14 @@ def played(campaign, gm, alice, tamsin):
         campaign, gm, tamsin, boatcraft, dice=(5, 10), prize="Find the ferryman", consequences=[]
     )
     services.session_end(session=session, actor=gm, recap="We *crossed* the river.")
-    session.refresh_from_db()
-    return session, Contest.objects.get(pk=duel.pk)
 
 
 # --------------------------------------------------------------------- pages
 
 
-def test_the_timeline_shows_seasons_sessions_and_their_contests_in_order(
-    client, campaign, alice, played
-):
+@LOW
+def test_the_timeline_shows_seasons_sessions_and_their_contests_in_order(client, played):
+    campaign, alice = played.campaign, played.alice
     html = page(client, alice, "archive_timeline", campaign.pk)
     assert "Season 1" in html and "Session 1: Low water" in html
     assert "We <em>crossed</em> the river." in html
@@ -116,7 +154,9 @@ def test_the_timeline_shows_seasons_sessions_and_their_contests_in_order(
     assert "major victory" in html.lower() and "marginal defeat" in html.lower()
 
 
-def test_the_session_page_has_recap_attendees_and_contests(client, campaign, alice, gm, played):
+@LOW
+def test_the_session_page_has_recap_attendees_and_contests(client, played):
+    campaign, gm, alice = played.campaign, played.gm, played.alice
     html = page(client, alice, "archive_session", campaign.pk, 1)
     assert "Tamsin Reedwalker" in html and "Oro" in html
     assert "#1 Scored contest" in html and "#2 Simple contest" in html
@@ -124,7 +164,9 @@ def test_the_session_page_has_recap_attendees_and_contests(client, campaign, ali
     assert "Edit the title and recap" in page(client, gm, "archive_session", campaign.pk, 1)
 
 
-def test_the_contest_page_shows_framing_rolls_chart_and_outcome(client, campaign, gm, played):
+@LOW
+def test_the_contest_page_shows_framing_rolls_chart_and_outcome(client, played):
+    campaign, gm = played.campaign, played.gm
     html = page(client, gm, "archive_contest", campaign.pk, 1)
     for text in (
         "Cross the river",  # prize
@@ -149,14 +191,18 @@ def test_the_contest_page_shows_framing_rolls_chart_and_outcome(client, campaign
     assert consequences(html) == ["Tamsin Reedwalker: invigorated (Boatcraft)"]
 
 
-def test_the_chart_has_a_line_per_side_through_each_step(client, campaign, gm, played):
+@LOW
+def test_the_chart_has_a_line_per_side_through_each_step(client, played):
+    campaign, gm = played.campaign, played.gm
     html = page(client, gm, "archive_contest", campaign.pk, 1)
     lines = re.findall(r'<polyline [^>]*points="([^"]+)"', html)
     assert len(lines) == 2
     assert all(len(points.split()) == 3 for points in lines)  # three scoring rounds
 
 
-def test_the_gm_sees_secrets_that_players_do_not(client, campaign, gm, alice, played):
+@LOW
+def test_the_gm_sees_secrets_that_players_do_not(client, played):
+    campaign, gm, alice = played.campaign, played.gm, played.alice
     gm_view = page(client, gm, "archive_contest", campaign.pk, 1)
     assert "The Grey River rolled 7 (success)" in gm_view
     assert "marginal victory becomes minor victory" in gm_view
@@ -172,7 +218,9 @@ def test_the_gm_sees_secrets_that_players_do_not(client, campaign, gm, alice, pl
     assert consequences(player_view) == ["Tamsin Reedwalker: invigorated (Boatcraft)"]
 
 
-def test_conditions_the_contest_applied_to_the_sheets_are_listed(client, campaign, alice, played):
+@LOW
+def test_conditions_the_contest_applied_to_the_sheets_are_listed(client, played):
+    campaign, alice = played.campaign, played.alice
     html = page(client, alice, "archive_contest", campaign.pk, 1)
     outcome = html[html.index('id="outcome-heading"') :]
     assert "Tamsin Reedwalker: Invigorated (Boatcraft)" in outcome
@@ -182,15 +230,17 @@ def test_conditions_the_contest_applied_to_the_sheets_are_listed(client, campaig
     assert consequences(second) == []
 
 
-def test_unknown_sessions_and_contests_are_404(client, campaign, alice, played):
+@LOW
+def test_unknown_sessions_and_contests_are_404(client, played):
+    campaign, alice = played.campaign, played.alice
     client.force_login(alice)
     assert client.get(reverse("archive_session", args=[campaign.pk, 9])).status_code == 404
     assert client.get(reverse("archive_contest", args=[campaign.pk, 9])).status_code == 404
 
 
-def test_a_contest_of_another_campaign_is_not_found_by_number(
-    client, campaign, alice, charlie, played
-):
+@LOW
+def test_a_contest_of_another_campaign_is_not_found_by_number(client, charlie, played):
+    campaign, alice = played.campaign, played.alice
     other = services.campaign_create(gm=charlie, name="Other")
     Membership.objects.create(campaign=other, user=alice, role=Role.PLAYER)
     wren = character_services.character_create(player=alice, name="Wren", campaign=other)
@@ -391,7 +441,8 @@ ALL = range(1, 41)
 
 
 def plan(n: int) -> tuple[str, str | None]:
-    """Contest `n`'s kind and how it goes (None: never rolled, left unfinished)."""
+    """Contest `n`'s kind and how it goes (None: never rolled, left unfinished): the same
+    for n + 20."""
     kind = KIND_OF[n % 4]
     result = ("win", "lose", "tie", "rout", None)[n % 5]
     if kind != "simple" and result in ("tie", "rout"):
@@ -404,10 +455,16 @@ def level(n: int) -> int | None:
     return None if result is None else LEVEL[kind][result]
 
 
+def prize(n: int) -> dict[str, str]:
+    return {"prize": f"Prize {n}" + (" of the drowned bell" if n == 33 else "")}
+
+
 @pytest.fixture(scope="module")
 def many_played(django_db_setup, django_db_blocker):
-    """40 contests played in two sessions, by Tamsin (odd numbers) and Oro (even), for
-    this module's tests (played once: they only read)."""
+    """40 contests in two sessions, by Tamsin (odd numbers) and Oro (even), for this
+    module's tests (written once: they only read). Contest n + 20 goes as contest n
+    did (`plan`): the first 20 are played at the table, the second session's repeat
+    them (copies of the rows and events the table wrote, with their own prizes)."""
     with django_db_blocker.unblock(), committed_at_once():
         User = get_user_model()
         gm = User.objects.create_user(username="many-gm", password=None)
@@ -418,22 +475,25 @@ def many_played(django_db_setup, django_db_blocker):
         for name in ("Oro", "Tamsin"):
             hero = character_services.character_create(player=alice, name=name, campaign=campaign)
             heroes.append((hero, ability(hero, "Boatcraft", 17)))
-        for numbers, recap in ((range(1, 21), "The eel"), (range(21, 41), "")):
-            session = services.session_start(campaign=campaign, actor=gm)
-            for n in numbers:
-                kind, result = plan(n)
-                hero, boatcraft = heroes[n % 2]
-                play_against(
-                    campaign,
-                    gm,
-                    hero,
-                    boatcraft,
-                    kind=kind,
-                    dice=DICE[result] if result else None,
-                    prize=f"Prize {n}" + (" of the drowned bell" if n == 33 else ""),
-                    consequences=[],  # the sheets stay as they are: the same dice, the same outcome
-                )
-            services.session_end(session=session, actor=gm, recap=recap)
+        session = services.session_start(campaign=campaign, actor=gm)
+        for n in range(1, 21):
+            kind, result = plan(n)
+            hero, boatcraft = heroes[n % 2]
+            play_against(
+                campaign,
+                gm,
+                hero,
+                boatcraft,
+                kind=kind,
+                dice=DICE[result] if result else None,
+                consequences=[],  # the sheets stay as they are: the same dice, the same outcome
+                **prize(n),
+            )
+        services.session_end(session=session, actor=gm, recap="The eel")
+        session = services.session_start(campaign=campaign, actor=gm)
+        played = {c.number: c for c in campaign.contests.all()}
+        contests_repeat({n: (played[n - 20], session) for n in range(21, 41)}, prize)
+        services.session_end(session=session, actor=gm, recap="")
     yield {"campaign": campaign, "alice": alice, "tamsin": heroes[1][0], "oro": heroes[0][0]}
     with django_db_blocker.unblock():
         Contest.objects.filter(campaign=campaign).delete()
@@ -539,7 +599,9 @@ def test_search_finds_recaps_and_contest_framing(client, many):
     assert numbers(html) == [33] and "Sessions (0)" in html
 
 
-def test_search_reads_gm_notes_for_the_gm_only(client, campaign, gm, alice, played):
+@LOW
+def test_search_reads_gm_notes_for_the_gm_only(client, played):
+    campaign, gm, alice = played.campaign, played.gm, played.alice
     assert numbers(page(client, gm, "archive_search", campaign.pk, q="owes")) == [1]
     assert numbers(page(client, alice, "archive_search", campaign.pk, q="owes")) == []
 
@@ -547,7 +609,9 @@ def test_search_reads_gm_notes_for_the_gm_only(client, campaign, gm, alice, play
 # --------------------------------------------------------------------- the public link
 
 
-def test_a_public_link_shows_the_archive_without_gm_secrets(client, campaign, gm, played):
+@LOW
+def test_a_public_link_shows_the_archive_without_gm_secrets(client, played):
+    campaign, gm = played.campaign, played.gm
     token = services.campaign_publish(campaign=campaign, actor=gm)
     anonymous = Client()
     timeline = page(anonymous, None, "public_timeline", token)
@@ -563,7 +627,9 @@ def test_a_public_link_shows_the_archive_without_gm_secrets(client, campaign, gm
     assert numbers(page(anonymous, None, "public_search", token, q="owes")) == []
 
 
-def test_a_public_link_shows_nothing_but_the_archive(client, campaign, gm, played):
+@LOW
+def test_a_public_link_shows_nothing_but_the_archive(client, played):
+    campaign, gm = played.campaign, played.gm
     token = services.campaign_publish(campaign=campaign, actor=gm)
     anonymous = Client()
     assert anonymous.get(reverse("campaign_detail", args=[campaign.pk])).status_code == 302
@@ -574,7 +640,9 @@ def test_a_public_link_shows_nothing_but_the_archive(client, campaign, gm, playe
     assert anonymous.get(reverse("public_timeline", args=[token])).status_code == 200
 
 
-def test_a_revoked_public_link_is_not_found(client, campaign, gm, played):
+@LOW
+def test_a_revoked_public_link_is_not_found(client, played):
+    campaign, gm = played.campaign, played.gm
     client.force_login(gm)
     client.post(reverse("campaign_publish", args=[campaign.pk]))
     campaign.refresh_from_db()
@@ -592,6 +660,8 @@ def test_publishing_again_gives_a_new_link(campaign, gm):
     assert Client().get(reverse("public_timeline", args=[first])).status_code == 404
 
 
-def test_the_gm_sees_the_public_link_controls(client, campaign, gm, alice, played):
+@LOW
+def test_the_gm_sees_the_public_link_controls(client, played):
+    campaign, gm, alice = played.campaign, played.gm, played.alice
     assert "Publish a read-only link" in page(client, gm, "archive_timeline", campaign.pk)
     assert "Publish a read-only link" not in page(client, alice, "archive_timeline", campaign.pk)

@@ -1,27 +1,20 @@
-"""A session's table chat in the archive, the Markdown chronicle and the campaign file:
-everyone at the table reads the public lines; a whisper to the GM only the GM and the
-player who whispered it; the public link and other players never."""
+"""A session's table chat in the archive and the Markdown chronicle: everyone at the
+table reads the public lines; a whisper to the GM only the GM and the player who
+whispered it; the public link and other players never. (The chat in the campaign file:
+tests/campaigns/test_transfer.py.)"""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
 from campaigns import services
 from campaigns.access import ArchiveViewer
-from campaigns.models import Campaign, Role
-from campaigns.transfer import campaign_chronicle, campaign_export, campaign_import
+from campaigns.models import Role
+from campaigns.transfer import campaign_chronicle
 from characters.models import Character
-from contests.models import ChatMessage
 from contests.services import chat_post
-
-from .test_transfer import played_campaign, wipe
-
-__all__ = ["played_campaign"]
 
 pytestmark = pytest.mark.django_db
 
@@ -87,58 +80,3 @@ def test_the_chronicle_has_the_chat_each_reader_may_see(chatted, gm, alice, bob)
     assert "#### Chat\n\n- \\*Tamsin wades in\\*\n" in as_bob
     assert "- Bob (out of character): &lt;b&gt;brb&lt;/b&gt;" in as_bob  # markup as typed
     assert WHISPER in as_gm and WHISPER in as_alice and WHISPER not in as_bob
-
-
-def test_chat_survives_the_campaign_files_round_trip(played_campaign):
-    """The played campaign's open session gets a line of each kind; the file carries
-    them (authors by username, characters by key) and imports them as they were."""
-    campaign = played_campaign
-    gm = campaign.gm
-    tamsin = Character.objects.get(name="Tamsin Reedwalker")
-    alice = tamsin.player
-    chat_post(
-        campaign=campaign, user=alice, kind="in_character", text="Hold!", character_id=tamsin.pk
-    )
-    chat_post(campaign=campaign, user=alice, kind="whisper", text=WHISPER)
-    chat_post(campaign=campaign, user=gm, kind="emote", text="smiles")
-    exported = json.loads(json.dumps(campaign_export(campaign)))
-    keys = {c["sheet"]["name"]: c["key"] for c in exported["characters"]}
-    assert [(line["author"], line["kind"], line["character"]) for line in exported["chat"]] == [
-        ("alice", "in_character", keys["Tamsin Reedwalker"]),
-        ("alice", "whisper", None),
-        ("gm", "emote", None),
-    ]
-    wipe(campaign)
-    imported = campaign_import(data=exported)
-    assert json.loads(json.dumps(campaign_export(imported))) == exported
-    lines = list(ChatMessage.objects.filter(campaign=imported).order_by("created_at", "id"))
-    assert [line.as_text() for line in lines][0] == "Tamsin Reedwalker: “Hold!”"
-    assert {line.session.number for line in lines} == {imported.open_session().number}
-
-
-def test_an_export_without_chat_still_imports(played_campaign):
-    exported = json.loads(json.dumps(campaign_export(played_campaign)))
-    del exported["chat"]
-    wipe(played_campaign)
-    assert not ChatMessage.objects.filter(campaign=campaign_import(data=exported)).exists()
-
-
-@pytest.mark.parametrize(
-    ("spoil", "message"),
-    [
-        ({"kind": "shout"}, "chat line 1: Value 'shout' is not a valid choice."),
-        ({"text": ""}, "chat line 1: This field cannot be blank."),
-        ({"text": "x" * 501}, "chat line 1: Ensure this value has at most 500 characters"),
-        ({"session": 99}, "chat line 1"),
-    ],
-)
-def test_a_bad_chat_line_imports_nothing(played_campaign, spoil, message):
-    chat_post(campaign=played_campaign, user=played_campaign.gm, kind="emote", text="smiles")
-    exported = json.loads(json.dumps(campaign_export(played_campaign)))
-    exported["chat"][0].update(spoil)
-    wipe(played_campaign)
-    count = Campaign.objects.count()
-    with pytest.raises(ValidationError) as refused:
-        campaign_import(data=exported)
-    assert message in str(refused.value)
-    assert Campaign.objects.count() == count

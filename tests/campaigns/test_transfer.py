@@ -1,5 +1,5 @@
 """Exporting a whole campaign as JSON and importing it into a fresh install, and the
-Markdown chronicle."""
+Markdown chronicle, table chat included."""
 
 from __future__ import annotations
 
@@ -21,14 +21,17 @@ from characters.models import Ability, Character, Condition, LedgerStep
 from community import services as community_services
 from community.models import AnswerMode, Community, DrawStatus, IntervalRecord, Resource
 from community.selectors import questionnaire_scores
-from contests.models import Contest, ContestParticipant, ContestStatus
+from contests.models import ChatMessage, Contest, ContestParticipant, ContestStatus
 from contests.rules import fixed_rolls
+from contests.services import chat_post
 
-from .conftest import act, frame, play_rounds
+from .conftest import act, committed_at_once, frame, play_rounds
+
+# The module's tests share one played campaign, built once on one worker.
+pytestmark = pytest.mark.xdist_group("transfer")
 
 
-@pytest.fixture
-def played_campaign(db):
+def played_campaign_create() -> Campaign:
     """The demo campaign after two sessions, with contests, conditions and NPCs.
 
     In session 2 ("Flood") Tamsin loses a scored contest against the Grey River (the
@@ -107,7 +110,24 @@ def played_campaign(db):
     services.session_end(session=session, actor=gm, recap="The *flood* came.")
     services.season_start(campaign=campaign, actor=gm, name="High Water")
     services.session_start(campaign=campaign, actor=gm, title="Still going")
-    return Campaign.objects.get(pk=campaign.pk)
+    return campaign
+
+
+@pytest.fixture(scope="module")
+def played_once(django_db_setup, django_db_blocker):
+    """The played campaign, committed once for this module: playing it takes seconds.
+    Each test runs in a transaction rolled back at its end, so what a test changes (a
+    wipe, an import) no other test sees."""
+    with django_db_blocker.unblock(), committed_at_once():
+        pk = played_campaign_create().pk
+    yield pk
+    with django_db_blocker.unblock():
+        wipe(Campaign.objects.get(pk=pk))
+
+
+@pytest.fixture
+def played_campaign(db, played_once):
+    return Campaign.objects.get(pk=played_once)
 
 
 def wipe(campaign: Campaign, *, keep_users: tuple[str, ...] = ()) -> None:
@@ -585,3 +605,63 @@ def test_the_chronicle_strips_raw_html_as_the_archive_page_does(played_campaign)
     assert "#### Contest 1: Scored contest — Cross the &lt;b&gt;river&lt;/b&gt;" in text
     # Sides read as words, not codes.
     assert "(the PCs' side, River Guide" in text and "(pc," not in text
+
+
+# --------------------------------------------------------------------- the table chat
+
+WHISPER = "I pocket the ring"
+
+
+def test_chat_survives_the_campaign_files_round_trip(played_campaign):
+    """The played campaign's open session gets a line of each kind; the file carries
+    them (authors by username, characters by key) and imports them as they were."""
+    campaign = played_campaign
+    gm = campaign.gm
+    tamsin = Character.objects.get(name="Tamsin Reedwalker")
+    alice = tamsin.player
+    chat_post(
+        campaign=campaign, user=alice, kind="in_character", text="Hold!", character_id=tamsin.pk
+    )
+    chat_post(campaign=campaign, user=alice, kind="whisper", text=WHISPER)
+    chat_post(campaign=campaign, user=gm, kind="emote", text="smiles")
+    exported = json.loads(json.dumps(campaign_export(campaign)))
+    keys = {c["sheet"]["name"]: c["key"] for c in exported["characters"]}
+    assert [(line["author"], line["kind"], line["character"]) for line in exported["chat"]] == [
+        ("alice", "in_character", keys["Tamsin Reedwalker"]),
+        ("alice", "whisper", None),
+        ("gm", "emote", None),
+    ]
+    wipe(campaign)
+    imported = campaign_import(data=exported)
+    assert json.loads(json.dumps(campaign_export(imported))) == exported
+    lines = list(ChatMessage.objects.filter(campaign=imported).order_by("created_at", "id"))
+    assert [line.as_text() for line in lines][0] == "Tamsin Reedwalker: “Hold!”"
+    assert {line.session.number for line in lines} == {imported.open_session().number}
+
+
+def test_an_export_without_chat_still_imports(played_campaign):
+    exported = json.loads(json.dumps(campaign_export(played_campaign)))
+    del exported["chat"]
+    wipe(played_campaign)
+    assert not ChatMessage.objects.filter(campaign=campaign_import(data=exported)).exists()
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        ({"kind": "shout"}, "chat line 1: Value 'shout' is not a valid choice."),
+        ({"text": ""}, "chat line 1: This field cannot be blank."),
+        ({"text": "x" * 501}, "chat line 1: Ensure this value has at most 500 characters"),
+        ({"session": 99}, "chat line 1"),
+    ],
+)
+def test_a_bad_chat_line_imports_nothing(played_campaign, spoil, message):
+    chat_post(campaign=played_campaign, user=played_campaign.gm, kind="emote", text="smiles")
+    exported = json.loads(json.dumps(campaign_export(played_campaign)))
+    exported["chat"][0].update(spoil)
+    wipe(played_campaign)
+    count = Campaign.objects.count()
+    with pytest.raises(ValidationError) as refused:
+        campaign_import(data=exported)
+    assert message in str(refused.value)
+    assert Campaign.objects.count() == count
