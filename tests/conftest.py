@@ -31,8 +31,12 @@ settings.DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
 
 # Speed is measured by the benchmarks, never asserted: Hypothesis's per-example deadline
 # is a timed assert that a busy machine (two workers, a browser) trips at random.
-hypothesis.settings.register_profile("questworlds", deadline=None)
-hypothesis.settings.load_profile("questworlds")
+# Sized for the working loop by default ("ci": a quarter of Hypothesis's 100 examples a
+# test); HYPOTHESIS_PROFILE=thorough searches ten times longer than Hypothesis would.
+# A test asking for more than the default scales with the profile (tests/examples.py).
+hypothesis.settings.register_profile("ci", deadline=None, max_examples=25)
+hypothesis.settings.register_profile("thorough", deadline=None, max_examples=1000)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def _isolate_worker_services() -> None:

@@ -22,6 +22,7 @@ from contests.rules.extended import (
     starting_ap,
 )
 from contests.rules.states import State
+from tests.examples import examples
 
 C, S, F, X = Result.CRITICAL, Result.SUCCESS, Result.FAILURE, Result.FUMBLE
 HALF = "half"
@@ -776,7 +777,7 @@ def play(contest, move):
         )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(setups, st.lists(step, max_size=25))
 def test_replaying_the_actions_rebuilds_the_state(setup, moves):
     """Property: from_json(to_json()) replays the recorded actions to the same state;
@@ -794,7 +795,7 @@ def test_replaying_the_actions_rebuilds_the_state(setup, moves):
     assert rebuilt.actions == contest.actions
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(setups, st.lists(step, max_size=25))
 def test_ap_sums_move_only_as_the_tables_say(setup, moves):
     """Property: an exchange whose rule transfers leaves the AP sum unchanged; any

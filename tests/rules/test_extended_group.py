@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from contests.rules.errors import IllegalAction, RulesError
 from contests.rules.extended_group import DARING_LEVELS, GroupExtendedContest
+from tests.examples import examples
 
 # Rolls for TN 10 against TN 4 to 9 (no masteries), giving each outcome level:
 # +4 complete victory ... 0 tie ... -4 complete defeat.
@@ -824,7 +825,7 @@ def play(game, move):
         game.unrelated_action(name=actor)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(st.sampled_from(["daring", "bid", "ap"]), moves)
 def test_replaying_the_actions_rebuilds_the_state(order, steps):
     """Property: from_json(to_json()) rebuilds the identical state; refused actions
@@ -851,7 +852,7 @@ def test_replaying_the_actions_rebuilds_the_state(order, steps):
     assert rebuilt.state() == game.state()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(st.sampled_from(["daring", "bid", "ap"]), moves)
 def test_transfers_and_loans_conserve_ap(order, steps):
     """Property: an exchange that transfers, a failed disengagement and a loan at a

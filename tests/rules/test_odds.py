@@ -23,6 +23,7 @@ from contests.rules.odds import (
     victory_chance,
 )
 from contests.rules.simple import bump_with_hero_point, simple_contest
+from tests.examples import examples
 
 ALL_KEYS = {
     ("pc", "marginal"),
@@ -129,7 +130,7 @@ options = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(pc=ratings, opponent=ratings, kwargs=options)
 def test_odds_agree_with_brute_force_on_random_inputs(pc, opponent, kwargs):
     assert simple_odds(pc, opponent, **kwargs) == brute_force(pc, opponent, **kwargs)

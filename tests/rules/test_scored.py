@@ -36,6 +36,7 @@ from contests.rules.scored import (
     victory_level,
 )
 from contests.rules.simple import compare_results, simple_contest
+from tests.examples import examples
 
 CRIT, SUCC, FAIL, FUMB = 1, 5, 15, 20
 
@@ -873,7 +874,7 @@ round_options = st.fixed_dictionaries(
 ratings = st.one_of(st.integers(1, 45), st.sampled_from(["7M", "14", "3M2", "20"]))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(
     pc=ratings,
     opponent=ratings,
@@ -926,7 +927,6 @@ def test_property_play_replays_and_keeps_the_rules(
     assert rebuilt.actions == machine.actions
 
 
-@settings(max_examples=100, deadline=None)
 @given(rounds=st.lists(round_options, min_size=1, max_size=10), late=round_options)
 def test_property_illegal_actions_leave_the_state_unchanged(rounds, late):
     machine = contest()

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from contests.rules.errors import IllegalAction, RulesError
 from contests.rules.scored import TACTICS, ScoredContest
 from contests.rules.scored_group import GroupScoredContest
+from tests.examples import examples
 
 CRIT, SUCC, FAIL, FUMB = 1, 5, 15, 20
 
@@ -991,7 +992,6 @@ round_options = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=100, deadline=None)
 @given(
     rounds=st.lists(round_options, max_size=12), stakes=st.sampled_from(["rising_action", "climax"])
 )
@@ -1095,7 +1095,7 @@ def apply(machine, operation):
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(
     operations=st.lists(operations, min_size=5, max_size=40),
     stakes=st.sampled_from(["rising_action", "climax"]),
@@ -1155,7 +1155,7 @@ short_contest_operations = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150))
 @given(
     operations=st.lists(short_contest_operations, min_size=10, max_size=40),
     stakes=st.sampled_from(["rising_action", "climax"]),
