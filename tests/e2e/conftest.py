@@ -90,11 +90,15 @@ def chromium_path() -> str | None:
 
 
 # Under pytest-xdist (--dist loadgroup) every browser test runs on one worker: one
-# Chromium and one table server, while the other worker runs the rest. A name per
-# module instead (f"browser-{item.module.__name__}") would spread whole modules over
-# the workers, each worker then starting its own Chromium and table server.
+# Chromium and one table server, while the other worker runs the rest. With
+# SPREAD_OVER_WORKERS each module is a group of its own instead: whole modules go to
+# whichever worker is free, each worker then starting its own Chromium (again after
+# other tests) and its own table server.
+SPREAD_OVER_WORKERS = False
+
+
 def browser_group(item) -> str:
-    return "browser"
+    return f"browser-{item.module.__name__}" if SPREAD_OVER_WORKERS else "browser"
 
 
 def pytest_collection_modifyitems(config, items):
@@ -163,7 +167,8 @@ def browser():
 
 # Each user's cookies once logged in on a server, by (base URL, username): every user
 # logs in through the login form once a server; later contexts reuse the cookies (the
-# servers keep Django's real password hasher, slow on purpose).
+# servers keep Django's real password hasher, slow on purpose). So no test logs these
+# users out: a test of logging out signs a user of its own in (`People.anonymous`).
 LOGINS: dict[tuple[str, str], dict] = {}
 
 
