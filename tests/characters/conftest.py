@@ -41,24 +41,32 @@ def add_abilities(character, actor, rows=KARA_ABILITIES):
     return made
 
 
+def kara_create(*, player, campaign, finish=True, method="list", rows=None):
+    """Kara, `player`'s list-method mercenary, built through the services as a player
+    builds her; finished unless told otherwise."""
+    character = services.character_create(
+        player=player,
+        name="Kara",
+        concept="sardonic ex-mercenary",
+        creation_method=method,
+        campaign=campaign,
+        traits=["scarred cheek", "salt-white hair", "a notched sword"],
+    )
+    add_abilities(character, player, rows or KARA_ABILITIES)
+    if finish:
+        services.character_creation_finish(character=character, actor=player)
+    character.refresh_from_db()
+    return character
+
+
 @pytest.fixture
 def build_kara(alice, campaign):
     """Build Kara, alice's list-method mercenary; finished unless told otherwise."""
 
     def build(*, finish=True, campaign=campaign, method="list", player=alice, rows=None):
-        character = services.character_create(
-            player=player,
-            name="Kara",
-            concept="sardonic ex-mercenary",
-            creation_method=method,
-            campaign=campaign,
-            traits=["scarred cheek", "salt-white hair", "a notched sword"],
+        return kara_create(
+            player=player, campaign=campaign, finish=finish, method=method, rows=rows
         )
-        add_abilities(character, player, rows or KARA_ABILITIES)
-        if finish:
-            services.character_creation_finish(character=character, actor=player)
-        character.refresh_from_db()
-        return character
 
     return build
 

@@ -6,11 +6,15 @@ changes nothing."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.urls import reverse
 
+from campaigns.models import Campaign, Membership, Role
 from characters import services
+from characters.models import Character
 
-from .conftest import ability
+from .conftest import ability, kara_create
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
@@ -23,12 +27,47 @@ def people(alice, gm, bob, sam, charlie):
     return {"alice": alice, "gm": gm, "bob": bob, "sam": sam, "charlie": charlie}
 
 
+# The matrix's tests share one Kara, built once on one worker.
+MATRIX = pytest.mark.xdist_group("character_permissions")
+DISPLAY = {"alice": "Alice", "gm": "Gwen", "bob": "Bob", "sam": "Sam", "charlie": "Charlie"}
+
+
+@pytest.fixture(scope="module")
+def matrix_once(django_db_setup, django_db_blocker):
+    """The personas (users of their own: the persona fixtures' are the other tests'),
+    tests/conftest.py's campaign, and alice's Kara mid-session, so every GM action is
+    possible: committed once for this module. Each test runs in a transaction rolled
+    back at its end, so what one request changes no other test sees."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        User = get_user_model()
+        people = {
+            persona: User.objects.create_user(
+                username=f"matrix-{persona}", password=None, display_name=display
+            )
+            for persona, display in DISPLAY.items()
+        }
+        campaign = Campaign.objects.create(
+            name="The Sunken Crown", genre="Fantasy", gm=people["gm"]
+        )
+        for persona, role in (
+            ("alice", Role.PLAYER),
+            ("sam", Role.SPECTATOR),
+            ("bob", Role.PLAYER),
+        ):
+            Membership.objects.create(campaign=campaign, user=people[persona], role=role)
+        kara = kara_create(player=people["alice"], campaign=campaign)
+        services.character_session_start(character=kara, actor=people["gm"])
+    yield people, kara.pk
+    with django_db_blocker.unblock():
+        Character.objects.filter(campaign=campaign).delete()
+        campaign.delete()
+        User.objects.filter(username__in=[f"matrix-{p}" for p in DISPLAY]).delete()
+
+
 @pytest.fixture
-def played(kara, gm):
-    """Kara mid-session, so every GM action is possible."""
-    services.character_session_start(character=kara, actor=gm)
-    kara.refresh_from_db()
-    return kara
+def matrix(db, matrix_once):
+    people, kara = matrix_once
+    return people, Character.objects.get(pk=kara)
 
 
 def requests(kara):
@@ -87,9 +126,11 @@ EXPECTED = {
 }
 
 
+@MATRIX
 @pytest.mark.parametrize("kind", ["view", "owner", "gm"])
 @pytest.mark.parametrize("persona", PERSONAS)
-def test_the_permission_matrix(client, people, played, persona, kind):
+def test_the_permission_matrix(client, matrix, persona, kind):
+    people, played = matrix
     if persona != "anonymous":
         client.force_login(people[persona])
     expected = EXPECTED[persona][kind]
@@ -108,7 +149,10 @@ def test_the_permission_matrix(client, people, played, persona, kind):
             assert state_of(played) == before, f"{persona} changed {name}"
 
 
-def test_the_owner_and_gm_succeed_at_what_they_may_do(client, played, alice, gm):
+@MATRIX
+def test_the_owner_and_gm_succeed_at_what_they_may_do(client, matrix):
+    people, played = matrix
+    alice, gm = people["alice"], people["gm"]
     plan = requests(played)
     client.force_login(alice)
     for _, method, url, data in plan["owner"]:

@@ -298,7 +298,9 @@ def long_history(community, gm, campaign, tamsin, ashfen_born, intervals: int) -
     )
 
 
-@pytest.mark.parametrize("intervals", [0, 1, 6])
+# The page's counts reach the bounds exactly from one past interval on, so two are
+# enough to show they stay bounded: a query per interval, draw or step would pass them.
+@pytest.mark.parametrize("intervals", [0, 1, 2])
 def test_the_page_reads_a_bounded_number_of_queries(
     client,
     community,
