@@ -16,7 +16,6 @@ from ..models import Character
 from .respond import ability_of, submit
 
 
-@require_http_methods(["GET", "POST"])
 def _verbose_name(field: str) -> str:
     """How the sheet names a text field of the character."""
     model_field = Character._meta.get_field(field)
@@ -24,6 +23,7 @@ def _verbose_name(field: str) -> str:
     return str(model_field.verbose_name)
 
 
+@require_http_methods(["GET", "POST"])
 def character_field(request: AuthenticatedRequest, character_id: int, field: str) -> HttpResponse:
     """One text of the sheet, in place: GET shows it (or its form with ?edit), POST saves."""
     if field not in services.DETAIL_FIELDS:
