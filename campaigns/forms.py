@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib.auth import get_user_model
 
@@ -92,7 +94,10 @@ class CampaignOptionsForm(forms.Form):
             if isinstance(field, forms.BooleanField):
                 text = "Yes" if value else "No"
             elif isinstance(field, forms.ChoiceField):
-                text = str(dict(field.choices).get(value, value))
+                # Django keeps a ChoiceField's choices as (value, label) pairs (these
+                # options have no groups); django-stubs allows every form they come in.
+                pairs = cast("list[tuple[Any, str]]", field.choices)
+                text = str(dict(pairs).get(value, value))
             else:
                 text = str(value)
             rows.append((str(field.label), text))
@@ -131,7 +136,7 @@ class JoinForm(forms.Form):
 
     def __init__(self, *args, user, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["character"].queryset = Character.objects.filter(
+        inputs.model_choices(self, "character").queryset = Character.objects.filter(
             player=user, campaign__isnull=True
         ).order_by("name", "id")
 
@@ -141,10 +146,9 @@ class HandOverForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["new_gm"].queryset = get_user_model().objects.filter(
-            memberships__campaign=campaign
-        )
-        self.fields["new_gm"].label_from_instance = lambda user: user.shown_name
+        new_gm = inputs.id_choices(self, "new_gm")
+        new_gm.queryset = get_user_model().objects.filter(memberships__campaign=campaign)
+        new_gm.label_of = lambda user: user.shown_name
 
 
 class NpcForm(forms.Form):
@@ -198,7 +202,7 @@ class SessionStartForm(forms.Form):
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         characters = campaign.characters.order_by("name", "id")
-        self.fields["attendees"].queryset = characters
+        inputs.model_choices(self, "attendees").queryset = characters
         self.initial.setdefault("attendees", list(characters))
 
 

@@ -83,7 +83,7 @@ class CharacterCreateForm(forms.ModelForm):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["campaign"].queryset = player_campaigns(user)
+        inputs.model_choices(self, "campaign").queryset = player_campaigns(user)
 
 
 class DetailForm(forms.ModelForm):
@@ -113,7 +113,7 @@ class CampaignForm(forms.Form):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["campaign"].queryset = player_campaigns(user)
+        inputs.model_choices(self, "campaign").queryset = player_campaigns(user)
 
 
 def _own_abilities(character: Character):
@@ -161,10 +161,11 @@ class AbilityForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["keyword"].queryset = _keywords(character)
+        inputs.model_choices(self, "keyword").queryset = _keywords(character)
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         kind = data.get("kind")
         if kind and kind != AbilityKind.FLAW:
             try:
@@ -222,9 +223,9 @@ class ConceptForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["defining"].queryset = _own_abilities(character)
-        self.fields["distinguishing"].queryset = _own_abilities(character)
-        self.fields["free_keyword"].queryset = _keywords(character)
+        inputs.model_choices(self, "defining").queryset = _own_abilities(character)
+        inputs.model_choices(self, "distinguishing").queryset = _own_abilities(character)
+        inputs.model_choices(self, "free_keyword").queryset = _keywords(character)
 
 
 class SidekickForm(forms.Form):
@@ -261,7 +262,8 @@ class SidekickForm(forms.Form):
         ]
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         rows = []
         for i in range(1, self.ROWS + 1):
             name = (data.get(f"ability_{i}") or "").strip()
@@ -295,7 +297,7 @@ class NewSidekickForm(SidekickForm):
     )
     retainer = inputs.WholeNumberField(required=False, widget=forms.HiddenInput)
 
-    promoting = None  # the retainer being promoted, set by the view
+    promoting: Follower | None = None  # the retainer being promoted, set by the view
 
 
 class SidekickLoseForm(forms.Form):
@@ -356,7 +358,8 @@ class AdvanceForm(forms.Form):
             )
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         choices = []
         for i in (1, 2):
             if f"option_{i}" not in data or f"ability_{i}" not in data:
@@ -383,7 +386,7 @@ class CatchUpForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["targets"].queryset = _own_abilities(character)
+        inputs.model_choices(self, "targets").queryset = _own_abilities(character)
 
 
 class OwnAbilityForm(forms.Form):
@@ -391,7 +394,7 @@ class OwnAbilityForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["ability"].queryset = _own_abilities(character)
+        inputs.model_choices(self, "ability").queryset = _own_abilities(character)
 
 
 class SidekickAbilityForm(forms.Form):
@@ -401,10 +404,10 @@ class SidekickAbilityForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["ability"].queryset = character.abilities.filter(
+        inputs.model_choices(self, "ability").queryset = character.abilities.filter(
             follower__kind=Follower.Kind.SIDEKICK, follower__lost_at__isnull=True
         ).select_related("follower")
-        self.fields["ability"].label_from_instance = lambda a: (
+        inputs.id_choices(self, "ability").label_of = lambda a: (
             f"{a.follower.name}: {a.name} ({sidekick_raise_cost(character, a)} HP)"
         )
 
@@ -420,7 +423,7 @@ class ClassicNewAbilityForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["keyword"].queryset = _keywords(character)
+        inputs.model_choices(self, "keyword").queryset = _keywords(character)
 
 
 class SpendForm(forms.Form):
@@ -439,9 +442,9 @@ class DirectedForm(forms.Form):
 
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["ability"].queryset = _own_abilities(character)
+        inputs.model_choices(self, "ability").queryset = _own_abilities(character)
         amounts = DIRECTED_AMOUNTS[character.rules_options.hero_point_economy]
-        self.fields["amount"].choices = [(a, f"+{a}") for a in amounts]
+        inputs.choice_field(self, "amount").choices = [(a, f"+{a}") for a in amounts]
 
 
 class DirectedNewAbilityForm(forms.Form):
@@ -463,7 +466,7 @@ class ConditionForm(forms.Form):
     def __init__(self, *args, character: Character, **kwargs):
         super().__init__(*args, **kwargs)
         # A lost sidekick's abilities (§6.5.2) are history, no longer in play.
-        self.fields["abilities"].queryset = character.abilities.exclude(
+        inputs.model_choices(self, "abilities").queryset = character.abilities.exclude(
             kind=AbilityKind.FLAW
         ).exclude(follower__lost_at__isnull=False)
 

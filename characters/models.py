@@ -96,7 +96,7 @@ class Character(models.Model):
     @property
     def rules_options(self) -> RulesOptions:
         """The campaign's rules options; a character outside any campaign uses the defaults."""
-        return self.campaign.rules_options if self.campaign_id else RulesOptions()
+        return self.campaign.rules_options if self.campaign is not None else RulesOptions()
 
 
 class AbilityKind(models.TextChoices):
@@ -269,7 +269,7 @@ class Ability(models.Model):
     @property
     def shown_name(self) -> str:
         """The name a pick list shows: a sidekick's ability says whose it is (§6.5.1)."""
-        return self.name_shown(self.name, None if self.follower_id is None else self.follower.name)
+        return self.name_shown(self.name, None if self.follower is None else self.follower.name)
 
     @staticmethod
     def name_shown(name: str, sidekick: str | None) -> str:
@@ -503,4 +503,5 @@ class LedgerEntry(models.Model):
             return f"new at {self._value_text(self.after)}"
         if self.after is None and self.before is not None:
             return f"removed (was {self._value_text(self.before)})"
+        assert self.before is not None and self.after is not None, "an entry records a change"
         return f"{self._value_text(self.before)} → {self._value_text(self.after)}"

@@ -68,7 +68,7 @@ def ability_rating(ability: Ability) -> int:
     package in `keyword` but does not add to it), and a flaw that came with a keyword
     has its own rating too (§3.3 Flaws)."""
     # §3.3
-    if ability.kind == AbilityKind.BREAKOUT and ability.keyword_id:
+    if ability.kind == AbilityKind.BREAKOUT and ability.keyword is not None:
         return ability.keyword.rating + ability.rating
     return ability.rating
 
@@ -93,7 +93,7 @@ def _line(
     conditions: list[Condition],
     points: dict[str, int] | None = None,
 ) -> AbilityLine:
-    states = [State(c.state) for c in conditions]
+    states: list[State | str] = [State(c.state) for c in conditions]
     line = AbilityLine(ability, total, [c.get_state_display() for c in conditions])
     if points is not None and is_own_ability(ability):
         line.points = points.get(ability.name)
@@ -145,8 +145,9 @@ def sheet_context(character: Character, access) -> dict:
             held.setdefault(ability.pk, []).append(condition)
     for ability in abilities:
         if ability.kind == AbilityKind.BREAKOUT:
-            own = held[ability.pk]
-            held[ability.pk] = own + [c for c in held[ability.keyword_id] if c not in own]
+            assert ability.keyword_id is not None, "a breakout belongs to a keyword (§3.3)"
+            kept = held[ability.pk]
+            held[ability.pk] = kept + [c for c in held[ability.keyword_id] if c not in kept]
 
     points = None
     if not character.creation_complete:

@@ -120,6 +120,8 @@ def resource_charts(
     for resource in resources:
         rows = series[resource.pk]
         ratings = [row["rating"] for _, row in rows]
+        low: float
+        high: float
         low, high = min(ratings) - 2, max(ratings) + 2
         if high - low < 10:
             middle = (high + low) / 2

@@ -199,11 +199,11 @@ class DrawStartForm(_ResourcesForm):
     ) -> None:
         super().__init__(*args, resources=resources, **kwargs)
         self.abilities = {str(a.pk): a for a in abilities}
-        self.fields["ability"].choices = [
+        inputs.choice_field(self, "ability").choices = [
             (str(a.pk), f"{a.character.name}: {a.name} ({a.get_kind_display().lower()})")
             for a in abilities
         ]
-        self.fields["required_action"].choices = [("", "— not a required use —")] + [
+        inputs.choice_field(self, "required_action").choices = [("", "— not a required use —")] + [
             (use.action, f"{use.action} ({use.resource.name})") for use in required_uses
         ]
 
@@ -220,7 +220,7 @@ class SettleForm(_ContestForm):
 class PenaltyForm(_ContestForm, _ResourcesForm):
     outcome_level = forms.TypedChoiceField(
         label="Simple contest: the defeat",
-        choices=[("", "—")] + DEFEATS,
+        choices=[("", "—"), *DEFEATS],
         coerce=inputs.coerce_whole,
         empty_value=None,
         required=False,
@@ -256,7 +256,7 @@ class TableLobbyForm(DrawStartForm):
 
     def __init__(self, *args, gm: bool, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["resource"].choices = [
+        inputs.choice_field(self, "resource").choices = [
             (key, f"{resource.name} ({resource.effective_text})")
             for key, resource in self.resources.items()
         ]

@@ -312,6 +312,8 @@ class ResourceDraw(models.Model):
     contest that used the resource is decided, the depletion and any social penalty."""
 
     community = models.ForeignKey(Community, on_delete=models.CASCADE, related_name="draws")
+    # Not a column: the social penalty still in force, set by the page's selector.
+    penalty_in_force: int
     # RESTRICT: a resource with draws is never deleted alone, only with its community.
     resource = models.ForeignKey(Resource, on_delete=models.RESTRICT, related_name="draws")
     character = models.ForeignKey(
@@ -422,6 +424,10 @@ class Question(models.Model):
     community = models.ForeignKey(Community, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveSmallIntegerField(default=0)
     text = models.CharField(max_length=300)
+    # Not columns: the answers as the questionnaire page shows them, set by its selector.
+    group_answer: Answer | None
+    my_answer: Answer | None
+    answer_list: list[Answer]
 
     class Meta:
         ordering = ["position", "id"]
@@ -438,6 +444,8 @@ class Choice(models.Model):
     position = models.PositiveSmallIntegerField(default=0)
     text = models.CharField(max_length=200)
     scores = models.JSONField(default=dict, blank=True)
+    # Not a column: the scores in words for the GM's page, set by its selector.
+    score_text: str
 
     class Meta:
         ordering = ["position", "id"]

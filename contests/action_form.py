@@ -87,7 +87,7 @@ def _consequence_selects(context: Mapping[str, Any], view: Mapping[str, Any]) ->
     """The GM's confirm form (§2.11): for each side played by a character, a select of
     adversity and one of fortune, the suggested state selected."""
     suggested = view.get("suggested") or []
-    parts = []
+    parts: list[str] = []
     for side in context.get("sides") or []:
         if not side.get("character_id"):
             continue

@@ -19,7 +19,8 @@ from typing import Any
 
 from django.urls import reverse
 
-from .table import TableFlow
+from .table import BaseFlow, GroupFlow
+from .table.extended import ExtendedFlow
 
 # The state values the templates show; everything else in the state stays out.
 STATE_KEYS = (
@@ -71,14 +72,14 @@ def header(contest) -> ContestHeader:
     return ContestHeader(contest.pk, contest.campaign_id, contest.number, label, act_url)
 
 
-def secret_keys(flow: TableFlow) -> set[str]:
+def secret_keys(flow: BaseFlow) -> set[str]:
     """The sides (one-on-one) or participants (group) whose dice are the GM's hidden ones."""
     keys = [p["name"] for p in flow.state.get("participants") or []]
     keys += list((flow.state.get("sides") or {}).keys()) if flow.KEY == "side" else []
     return {key for key in keys if flow.gm_rolls_for(key)}
 
 
-def pending_view(flow: TableFlow, audience: str) -> dict[str, Any] | None:
+def pending_view(flow: BaseFlow, audience: str) -> dict[str, Any] | None:
     """The pending roll as `audience` may see it (None: nothing pending): `secret` says
     the GM's dice are hidden from them, and each hidden die (and what it decides) is
     None, marked `secret` where it is shown as rolled in secret."""
@@ -150,7 +151,7 @@ def _tn(tn: Any) -> dict[str, Any] | None:
 
 
 def contest_view(
-    flow: TableFlow, audience: str, sides: list[dict[str, Any]], rows: list[dict[str, Any]]
+    flow: BaseFlow, audience: str, sides: list[dict[str, Any]], rows: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(sides, view) for the templates of `audience`: copies, sharing nothing with the
     flow's state. `sides` and `rows` are the one-on-one sides (with their TN and sheet)
@@ -164,10 +165,11 @@ def contest_view(
         pending=pending_view(flow, audience),
         rows=[_record(row, row["name"] in secret) for row in rows],
     )
-    if flow.KEY == "side" and flow.KIND == "extended" and flow.phase in ("preparing", "rolled"):
+    turn = flow.turn if isinstance(flow, ExtendedFlow) else None
+    if turn is not None and flow.phase in ("preparing", "rolled"):
         # Whose exchange it is (§5.3.1): the contest's header says it to everyone.
-        view["turn_name"] = flow.side(flow.turn)["name"]
-    if flow.KEY == "participant":
+        view["turn_name"] = flow.side(turn)["name"]
+    if isinstance(flow, GroupFlow):
         engine = (state.get("machine") or {}).get("state") or {}
         view.update(
             engine={key: copy.deepcopy(engine[key]) for key in ENGINE_KEYS if key in engine},

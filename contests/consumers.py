@@ -120,15 +120,16 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         # The route's <int:...>, bounded: beyond any id is no campaign (a closed socket
         # the page can explain, not a route that is not found and a server error).
-        self.campaign_id = inputs.an_id(self.scope["url_route"]["kwargs"]["campaign_id"])
+        campaign_id = inputs.an_id(self.scope["url_route"]["kwargs"]["campaign_id"])
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self._refuse(CLOSE_NOT_LOGGED_IN)
             return
-        role = await _role_at_table(self.campaign_id, user) if self.campaign_id else None
-        if role is None:
+        role = await _role_at_table(campaign_id, user) if campaign_id else None
+        if campaign_id is None or role is None:
             await self._refuse(CLOSE_NOT_A_MEMBER)
             return
+        self.campaign_id = campaign_id
         self.group_name = table_group_name(self.campaign_id)
         try:
             await self.channel_layer.group_add(self.group_name, self.channel_name)
@@ -291,14 +292,16 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Everything the page shows that can change while it is away: presence, the
         contest with its log and the bar, the session's parts (notice, chat panel, the
         GM's frame panel) and the chat's lines (issue 27)."""
+        role = self.role
+        assert role is not None, "only a socket at the table renders it"
         contest = live.current_contest(self.campaign_id)
         session = Session.objects.filter(campaign_id=self.campaign_id, ended_at__isnull=True)
         return (
             presence.render_presence(self.campaign_id)
             + render_to_string("contests/table.html#status", {"role": self.role, "oob": True})
-            + live.render_contest(contest, self.role, reader=self.scope["user"].pk)
-            + panels.render_session_parts(self.campaign_id, self.role, self.scope["user"])
-            + live.render_chat(session.first(), self.role, self.scope["user"].pk)
+            + live.render_contest(contest, role, reader=self.scope["user"].pk)
+            + panels.render_session_parts(self.campaign_id, role, self.scope["user"])
+            + live.render_chat(session.first(), role, self.scope["user"].pk)
         )
 
     async def _send_error(self, text: str, kind: str = "error") -> None:

@@ -168,7 +168,9 @@ class UndonePayload(TypedDict):
     data: NotRequired[dict[str, Any]]
 
 
-def payload_type(event_type: str) -> type:
+def payload_type(
+    event_type: str,
+) -> type[FramedPayload] | type[UndonePayload] | type[ActionPayload]:
     """The payload shape of an event type."""
     if event_type == EventType.FRAMED:
         return FramedPayload
@@ -195,11 +197,9 @@ def checked_payload(event_type: str, payload: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-Audience = Literal["gm", "player", "spectator", "public"]
-
-
-def visible(payload: dict[str, Any], audience: Audience) -> dict[str, Any]:
-    """What one audience may see of an event's payload.
+def visible(payload: dict[str, Any], audience: str) -> dict[str, Any]:
+    """What one audience ("gm", "player", "spectator", "public": a role as the database
+    keeps it) may see of an event's payload.
 
     The GM sees everything, hidden rolls in full (`gm_summary`). Everyone else (players,
     spectators, the archive's readers and the public link) sees no hidden GM roll, and

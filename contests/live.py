@@ -28,8 +28,9 @@ from .models import ChatKind, ChatMessage, Contest, ContestEvent, ContestStatus
 from .rules import ADVERSITY, FORTUNE, RulesError
 from .rules.odds import outcome_percentages
 from .selectors import CHAT_LENGTH, chat_lines
-from .table import SIDES, TableFlow, load_flow
+from .table import SIDES, BaseFlow, GroupFlow, load_flow
 from .table.base import ActionInput, Actor, AvailableAction
+from .table.extended import ExtendedFlow
 from .table.long import LongFlow
 
 LOG_LENGTH = 30
@@ -73,7 +74,7 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
         "flow": flow,
         "sides": sides,
         # A group contest's participants with their TN, sheet and odds, read once.
-        "rows": flow.rows if flow.KEY == "participant" else [],
+        "rows": flow.rows if isinstance(flow, GroupFlow) else [],
         # The log up to the step this contest row is at: an action committed since the
         # row was read is not in it either (its broadcast brings both), so a page never
         # shows a step's entry beside the step before's panel (static/js/table.js drops
@@ -98,7 +99,7 @@ def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
     }
 
 
-def _players_in(flow: TableFlow) -> str:
+def _players_in(flow: BaseFlow) -> str:
     """The users who play a character in the contest (its sides, participants and
     roster; a follower's owner is a participant too), as the panel's
     `data-sheet-players`: only their own sheets at the table can change with its steps
@@ -194,7 +195,7 @@ def players_with_forms(shared: dict[str, Any]) -> set[int]:
 
 
 def _audience_controls(
-    flow: TableFlow, audience: str, shared: dict[str, Any], rows: list[dict[str, Any]] | None
+    flow: BaseFlow, audience: str, shared: dict[str, Any], rows: list[dict[str, Any]] | None
 ) -> list[Control]:
     """`_controls` for an audience, worked out once per rendering (`shared`); `rows`
     None: this audience's view of the participants is read here."""
@@ -250,7 +251,7 @@ class Control:
         return mark_safe(option_tags(self.sheet, lambda value: value == self.sheet_selected))
 
 
-def _cast(flow: TableFlow, seen: dict[int, Any]) -> dict[str, Any]:
+def _cast(flow: BaseFlow, seen: dict[int, Any]) -> dict[str, Any]:
     """Who plays which character (for each player's actions) and the hero points left
     (which drop a hero point action), without a query of their own: from the contest's
     state (its sides, participants and roster) and the characters whose abilities the
@@ -274,7 +275,7 @@ def _cast(flow: TableFlow, seen: dict[int, Any]) -> dict[str, Any]:
 
 
 def _controls(
-    flow: TableFlow, audience: str, shared: dict[str, Any], rows: list[dict[str, Any]]
+    flow: BaseFlow, audience: str, shared: dict[str, Any], rows: list[dict[str, Any]]
 ) -> list[Control]:
     """The forms of this audience: the GM's actions, or every player's, each tagged
     with its player (`for_user`: only that player's own copy holds it). Spectators get
@@ -318,7 +319,7 @@ class Move:
     who: str = ""  # whom the table waits on, for those who wait ("Ysolde's player")
 
 
-def _needs(flow: TableFlow, control: Control) -> bool:
+def _needs(flow: BaseFlow, control: Control) -> bool:
     """Whether the table waits on this form: what the flow marks `primary` (the GM's
     roll, resolve and confirm; the bid of the side whose turn it is and a group extended
     declaration, each until made), or choosing an ability for a side or participant
@@ -331,12 +332,12 @@ def _needs(flow: TableFlow, control: Control) -> bool:
     return record is not None and not record.get("ability") and record.get("rating") is None
 
 
-def _players_own(flow: TableFlow, control: Control) -> bool:
+def _players_own(flow: BaseFlow, control: Control) -> bool:
     record = _holder_record(flow, control)
     return record is not None and bool(record.get("character_id"))
 
 
-def _holder_record(flow: TableFlow, control: Control) -> dict[str, Any] | None:
+def _holder_record(flow: BaseFlow, control: Control) -> dict[str, Any] | None:
     """The side or participant a form acts for (fixed, or the only choice), if one."""
     held = control.hidden.get(flow.KEY, control.side)
     if held is None:
@@ -350,7 +351,7 @@ def _holder_record(flow: TableFlow, control: Control) -> dict[str, Any] | None:
         return None
 
 
-def _named(flow: TableFlow, control: Control) -> str:
+def _named(flow: BaseFlow, control: Control) -> str:
     """Who a form acts for, by name ("Ysolde"), or "" when it names no one."""
     held = control.hidden.get(flow.KEY, control.side)
     if held is None:
@@ -363,7 +364,7 @@ def _named(flow: TableFlow, control: Control) -> str:
     return str(held)
 
 
-def _move_text(flow: TableFlow, control: Control) -> str:
+def _move_text(flow: BaseFlow, control: Control) -> str:
     label = control.text or control.action.label
     named = _named(flow, control)
     if named and label.startswith(named):
@@ -374,7 +375,7 @@ def _move_text(flow: TableFlow, control: Control) -> str:
     return text
 
 
-def moves(flow: TableFlow, controls: list[Control]) -> list[Move]:
+def moves(flow: BaseFlow, controls: list[Control]) -> list[Move]:
     """The "your move" lines from this audience's forms, marking the forms that belong in
     the bar. One line per form the table waits on, plus the hero point offers."""
     out: list[Move] = []
@@ -456,25 +457,28 @@ def _group_control(
         (a["ability_id"], f"{a.get('shown', a['name'])} {a['rating']}")
         for a in (row or {}).get("sheet", [])
     ]
-    has_sheet = row is not None and row.get("character_id") is not None
-    if control.name == "choose_ability" and has_sheet:
-        chosen = [a["ability_id"] for a in row["sheet"] if a["name"] == row.get("ability")]
-        _ability_picker(control, sheet, chosen, row["character_id"] in as_you_go)
-    elif control.name == "switch_ability" and has_sheet:
+    # A row played by a character, whose sheet the pickers offer.
+    played = row if row is not None and row.get("character_id") is not None else None
+    if control.name == "choose_ability" and played is not None:
+        chosen = [a["ability_id"] for a in played["sheet"] if a["name"] == played.get("ability")]
+        _ability_picker(control, sheet, chosen, played["character_id"] in as_you_go)
+    elif control.name == "switch_ability" and played is not None:
         control.sheet_name, control.sheet_label, control.sheet = "ability_id", "To", sheet
         control.inputs = tuple(i for i in control.inputs if i.name not in ("ability", "rating"))
-    elif control.name == "final_action" and has_sheet:
+    elif control.name == "final_action" and played is not None:
         control.sheet_name, control.sheet_label = "ability_id", "With"
-        others = [(v, label) for v, label in sheet if not label.startswith(f"{row['ability']} ")]
-        control.sheet = [("", row.get("ability") or "the same ability"), *others]
+        others = [(v, label) for v, label in sheet if not label.startswith(f"{played['ability']} ")]
+        control.sheet = [("", played.get("ability") or "the same ability"), *others]
     return [control]
 
 
-def _placed_under(flow: TableFlow, name: str) -> str | None:
+def _placed_under(flow: BaseFlow, name: str) -> str | None:
     """The side whose panel shows a one-on-one action that names no side: the pyrrhic
     victory the PC's, a bid the side whose turn it is, a parting shot the shooter's."""
     if name == "pyrrhic":
         return "pc"
+    if not isinstance(flow, ExtendedFlow):  # the one-on-one flow of bids and parting shots
+        return None
     if name == "bid":
         return flow.turn
     if name == "parting_shot":
@@ -509,7 +513,7 @@ def _sheet_choices(abilities: list[Any]) -> list[tuple[Any, str]]:
 
 
 def _expand(
-    flow: TableFlow, action: AvailableAction, user_id: int | None, shared: dict, cast: dict
+    flow: BaseFlow, action: AvailableAction, user_id: int | None, shared: dict, cast: dict
 ) -> list[Control]:
     """One available action as its forms: a side's own action once per side it may
     name; an augment or AP gift of a character read from that character's sheet."""
@@ -578,12 +582,13 @@ def _expand(
                     )
                 )
         return out
-    if name == "gift" and action.input("helper_character_id") is not None:
+    giver_input = action.input("helper_character_id")
+    if name == "gift" and giver_input is not None:
         sheet_only = ("helper_character_id", "helper", "ability", "rating")
         shown = tuple(i for i in action.inputs if i.name not in sheet_only)
         roster = {o.get("character_id"): o for o in flow.state.get("roster", [])}
         out = []
-        for option in action.input("helper_character_id").choices:
+        for option in giver_input.choices:
             giver = roster.get(option.value)
             if giver is None:
                 continue
@@ -668,7 +673,7 @@ class SheetAbility:
 
 
 def _abilities(
-    contest: Contest, flow: TableFlow, character_ids: list[int | None], seen: dict[int, Any]
+    contest: Contest, flow: BaseFlow, character_ids: list[int | None], seen: dict[int, Any]
 ) -> tuple[list[dict[str, Any]], dict[int, list[SheetAbility]]]:
     """The helpers who may offer an augment now (§2.4), and the sheets the contest's
     characters pick abilities from, in one query.
@@ -722,7 +727,7 @@ def _abilities(
     return list(helpers.values()), sheets
 
 
-def _odds_table(flow: TableFlow) -> list[tuple[str, float]]:
+def _odds_table(flow: BaseFlow) -> list[tuple[str, float]]:
     """Every outcome of the coming roll for the PC side, with its exact chance in %."""
     odds = flow.odds()
     return outcome_percentages(odds["outcomes"]) if odds else []

@@ -218,9 +218,9 @@ class ChatMessage(models.Model):
     @property
     def speaker(self) -> str:
         """Who speaks: the character, else the author's name."""
-        if self.character_id is not None:
+        if self.character is not None:
             return self.character.name
-        return self.author.shown_name if self.author_id else "someone"
+        return self.author.shown_name if self.author is not None else "someone"
 
     @property
     def ref(self) -> str:

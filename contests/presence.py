@@ -23,7 +23,7 @@ from campaigns.models import Role
 
 from .models import TablePresence
 
-_ROLE_ORDER = {Role.GM: 0, Role.PLAYER: 1, Role.SPECTATOR: 2}
+_ROLE_ORDER: dict[str, int] = {Role.GM: 0, Role.PLAYER: 1, Role.SPECTATOR: 2}
 
 # This process, unique across hosts, restarts and reused pids.
 SERVER_ID = f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"

@@ -56,10 +56,12 @@ class OneThreadASGIHandler(ASGIHandler):
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, response = self.create_request(scope, body_file)
         if request is not None:
-            response = self._middleware_chain(request)
+            # Set by BaseHandler.load_middleware; django-stubs does not declare it.
+            response = self._middleware_chain(request)  # type: ignore[attr-defined]
             response._handler_class = self.__class__
             if isinstance(response, FileResponse):
                 response.block_size = self.chunk_size
+        assert response is not None, "create_request answers a request it cannot build"
         if not response.streaming:
             # request_finished, here in the thread that used the connection.
             response.close()

@@ -38,7 +38,9 @@ def check_database() -> None:
         # libpq gives up on after connect_timeout rather than waiting on a silent host.
         params = connection.get_connection_params()
         params["connect_timeout"] = math.ceil(CHECK_TIMEOUT_S)
-        with connection.Database.connect(**params) as conn:
+        # The backend's DB-API module (psycopg): django-stubs leaves `Database` off the
+        # base wrapper, though every backend sets it.
+        with connection.Database.connect(**params) as conn:  # type: ignore[attr-defined]
             conn.execute("SELECT 1")
     else:
         with connection.cursor() as cursor:

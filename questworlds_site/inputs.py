@@ -13,6 +13,7 @@ or a field's clear error, never an exception.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -84,16 +85,16 @@ class WholeNumberField(forms.IntegerField):
     default_error_messages = {"invalid": NOT_A_NUMBER}
 
     def __init__(self, *, min_value: int | None = None, max_value: int | None = None, **kwargs):
+        lowest = MIN_INT if min_value is None else min_value
         super().__init__(
-            min_value=MIN_INT if min_value is None else min_value,
-            max_value=MAX_ID if max_value is None else max_value,
-            **kwargs,
+            min_value=lowest, max_value=MAX_ID if max_value is None else max_value, **kwargs
         )
+        self.signed = lowest < 0
 
     def to_python(self, value: Any) -> int | None:
         if value in self.empty_values:
             return None
-        signed = self.min_value is None or self.min_value < 0
+        signed = self.signed
         # Out of range is the validators' clearer "at most ..." / "at least ...".
         number = whole(value, minimum=None, maximum=10**DIGITS, signed=signed)
         if number is None:
@@ -101,9 +102,44 @@ class WholeNumberField(forms.IntegerField):
         return number
 
 
+def model_choices(form: forms.BaseForm, name: str) -> forms.ModelChoiceField[Any]:
+    """The form's field `name`, a model choice field whose queryset the form narrows
+    (django-stubs types `form.fields` as plain Fields)."""
+    field = form.fields[name]
+    assert isinstance(field, forms.ModelChoiceField), f"{name} is no model choice field"
+    return field
+
+
+def choice_field(form: forms.BaseForm, name: str) -> forms.ChoiceField:
+    """The form's field `name`, a choice field whose choices the form fills in."""
+    field = form.fields[name]
+    assert isinstance(field, forms.ChoiceField), f"{name} is no choice field"
+    return field
+
+
+def id_choices(form: forms.BaseForm, name: str) -> IdChoiceField:
+    """The form's IdChoiceField `name`, whose queryset and labels the form sets."""
+    field = form.fields[name]
+    assert isinstance(field, IdChoiceField), f"{name} is no IdChoiceField"
+    return field
+
+
+def max_length_of(form: type[forms.Form], name: str) -> int | None:
+    """The most characters the form's text field `name` takes."""
+    field = form.base_fields[name]
+    assert isinstance(field, forms.CharField), f"{name} is no text field"
+    return field.max_length
+
+
 class IdChoiceField(forms.ModelChoiceField):
     """A ModelChoiceField whose value must be an id in ASCII digits: the database would
-    take "١" as 1 and answer 500 to "²"."""
+    take "١" as 1 and answer 500 to "²". A form may label the options its own way
+    (`label_of`, set on the form's copy of the field)."""
+
+    label_of: Callable[[Any], str] | None = None
+
+    def label_from_instance(self, obj: Any) -> str:
+        return super().label_from_instance(obj) if self.label_of is None else self.label_of(obj)
 
     def to_python(self, value: Any) -> Any:
         if value in self.empty_values:
@@ -124,7 +160,8 @@ class IdMultipleChoiceField(forms.ModelMultipleChoiceField):
                     code="invalid_pk_value",
                     params={"pk": pk},
                 )
-        return super()._check_values(value)
+        # django-stubs leaves out this private method of ModelMultipleChoiceField.
+        return super()._check_values(value)  # type: ignore[misc]
 
 
 # -- URL captures ---------------------------------------------------------------------------

@@ -32,8 +32,14 @@ import ipaddress
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-FORWARDED = ("HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "HTTP_X_FORWARDED_HOST")
-FORWARDED += ("HTTP_X_FORWARDED_PORT", "HTTP_X_REAL_IP", "HTTP_FORWARDED")
+FORWARDED = (
+    "HTTP_X_FORWARDED_FOR",
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_X_FORWARDED_HOST",
+    "HTTP_X_FORWARDED_PORT",
+    "HTTP_X_REAL_IP",
+    "HTTP_FORWARDED",
+)
 
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

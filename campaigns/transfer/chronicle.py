@@ -120,8 +120,8 @@ def _contest_chronicle(viewer: ArchiveViewer, contest: Contest) -> list[str]:
     if contest.resistance_name or contest.resistance_rating is not None:
         rating = contest.resistance_rating
         line = "- Resistance: {} ({})" if rating is not None else "- Resistance: {}"
-        rating = Rating(rating) if rating is not None else None
-        lines.append(_line(line, contest.resistance_name, rating))
+        shown = Rating(rating) if rating is not None else None
+        lines.append(_line(line, contest.resistance_name, shown))
     participants = list(contest.participants.all())
     for p in participants:
         about = SIDE_WORDS.get(p.side, p.side) + (f", {p.ability}" if p.ability else "")

@@ -3,7 +3,7 @@ first, each key turned into the new row's id, and nothing created if the file is
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -32,6 +32,8 @@ from .export import ability_key
 from .rows import Importer, Refs, Row, ref_in, row_in
 from .schema import Kind, Section, Table
 
+M = TypeVar("M", bound=models.Model)
+
 
 def _require(data: Any, key: str, kind: type, where: str) -> Any:
     value = data.get(key) if isinstance(data, dict) else None
@@ -40,7 +42,7 @@ def _require(data: Any, key: str, kind: type, where: str) -> Any:
     return value
 
 
-def _saved(obj: models.Model, row: Row, **clean: Any) -> Any:
+def _saved(obj: M, row: Row, **clean: Any) -> M:
     """`obj` checked, saved, its many-to-many rows set and its stamps put back."""
     obj.full_clean(**clean)
     obj.save()
@@ -48,7 +50,7 @@ def _saved(obj: models.Model, row: Row, **clean: Any) -> Any:
     return obj
 
 
-def _fits(obj: models.Model, where: str) -> models.Model:
+def _fits(obj: M, where: str) -> M:
     """A row inserted in bulk, without `full_clean`: its text checked against its
     columns' lengths, which PostgreSQL would refuse with an error, not a message."""
     for f in type(obj)._meta.concrete_fields:
@@ -136,8 +138,8 @@ def missing_usernames(data: Any) -> list[str]:
     items = data.get("users") if isinstance(data, dict) else None
     if not isinstance(items, list):
         return []
-    names = {i.get("username") for i in items if isinstance(i, dict)}
-    names = {name for name in names if isinstance(name, str) and name}
+    given = {i.get("username") for i in items if isinstance(i, dict)}
+    names = {name for name in given if isinstance(name, str) and name}
     found = set(
         get_user_model().objects.filter(username__in=names).values_list("username", flat=True)
     )

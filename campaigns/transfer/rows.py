@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -28,6 +28,9 @@ def when_in(value: Any, where: str) -> datetime | None:
     if parsed is None:
         raise ValidationError(f"{where}: {value!r} is not a date and time.")
     return parsed
+
+
+M = TypeVar("M", bound=models.Model)
 
 
 class Refs:
@@ -152,23 +155,23 @@ def row_out(section: Section, obj: models.Model, out: Exporter, **nested: Any) -
         elif f.kind is Kind.USER:
             value = out.username(getattr(obj, f"{column}_id"))
         elif f.kind is Kind.REF:
-            value = out.refs[f.table].get(getattr(obj, f"{column}_id"))
+            value = out.refs[f.ref_table].get(getattr(obj, f"{column}_id"))
         elif f.kind is Kind.KEY:
-            value = out.refs[f.table][obj.pk]
+            value = out.refs[f.ref_table][obj.pk]
         elif f.kind is Kind.REFS:
-            table = out.refs[f.table]
+            table = out.refs[f.ref_table]
             if _many_to_many(section, column):
                 value = sorted(table[r.pk] for r in getattr(obj, column).all() if r.pk in table)
             else:
                 value = [table[i] for i in getattr(obj, column) if i in table]
         else:  # JSON
-            value = rewrite_ids(getattr(obj, column), f.ids, out.refs)
+            value = rewrite_ids(getattr(obj, column), f.json_ids, out.refs)
         data[f.key] = value
     return data
 
 
 def _many_to_many(section: Section, column: str) -> bool:
-    return section.model._meta.get_field(column).many_to_many
+    return bool(section.model._meta.get_field(column).many_to_many)
 
 
 @dataclass
@@ -180,7 +183,7 @@ class Row:
     many: dict[str, list] = field(default_factory=dict)  # many-to-many, set after saving
     key: Any = None  # the row's own key (a KEY field)
 
-    def new(self, model: type[models.Model], **parents: Any) -> Any:
+    def new(self, model: type[M], **parents: Any) -> M:
         return model(**parents, **self.values)
 
     def apply(self, obj: models.Model) -> None:
@@ -240,14 +243,14 @@ def row_in(section: Section, data: dict, into: Importer, where: str) -> Row:
         elif f.kind is Kind.KEY:
             row.key = data.get(f.key)
         elif f.kind is Kind.REFS:
-            table = into.refs[f.table]
+            table = into.refs[f.ref_table]
             ids = [table[k] for k in data.get(f.key, []) if k in table]
             if _many_to_many(section, column):
                 row.many[column] = ids
             else:
                 row.values[column] = ids
         else:  # JSON
-            row.values[column] = rewrite_ids(data.get(f.key, f.default), f.ids, into.refs)
+            row.values[column] = rewrite_ids(data.get(f.key, f.default), f.json_ids, into.refs)
     return row
 
 
@@ -255,5 +258,5 @@ def ref_in(f: Field, data: dict, into: Importer, where: str) -> Any:
     """A REF field's new id (for the later ones, once their table is filled)."""
     key = data.get(f.key)
     if f.strict:
-        return into.refs.key(f.table, key, where)
-    return into.refs[f.table].get(key) if key is not None else None
+        return into.refs.key(f.ref_table, key, where)
+    return into.refs[f.ref_table].get(key) if key is not None else None

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from django.db import models
+
 from characters.models import Character, Condition, LedgerEntry, LedgerStep
 from community.models import (
     Answer,
@@ -180,10 +182,22 @@ class Field:
     def column(self) -> str:
         return self.attr or self.key
 
+    @property
+    def ref_table(self) -> Table:
+        """The table a REF, REFS or KEY field refers to (every one names it)."""
+        assert self.table is not None, f"{self.key} names no table"
+        return self.table
+
+    @property
+    def json_ids(self) -> JsonIds:
+        """The ids inside a JSON field (`_json` always gives them)."""
+        assert self.ids is not None, f"{self.key} declares no ids"
+        return self.ids
+
 
 @dataclass(frozen=True)
 class Section:
-    model: type
+    model: type[models.Model]
     fields: tuple[Field, ...]
 
     def field(self, key: str) -> Field:

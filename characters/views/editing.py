@@ -3,6 +3,7 @@ concept's abilities, the prose paragraph, and finishing creation (§3)."""
 
 from __future__ import annotations
 
+from django.db import models
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -13,6 +14,13 @@ from .. import forms, services
 from ..access import get_character_for_owner, get_character_for_user
 from ..models import Character
 from .respond import ability_of, submit
+
+
+def _verbose_name(field: str) -> str:
+    """How the sheet names a text field of the character."""
+    model_field = Character._meta.get_field(field)
+    assert isinstance(model_field, models.Field), f"{field} is a relation, not a text"
+    return str(model_field.verbose_name)
 
 
 @require_http_methods(["GET", "POST"])
@@ -44,7 +52,7 @@ def character_field(request: AuthenticatedRequest, character_id: int, field: str
         "character": character,
         "access": access,
         "field": field,
-        "field_label": Character._meta.get_field(field).verbose_name.capitalize(),
+        "field_label": _verbose_name(field).capitalize(),
         "value": getattr(character, field),
         "form": form,
         "editing": editing,

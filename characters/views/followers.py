@@ -114,7 +114,9 @@ def sidekick_new(request: AuthenticatedRequest, character_id: int) -> HttpRespon
         form.promoting = retainer
         context = {"character": character, "access": access, "form": form, "open": True}
         return render(request, "characters/sheet.html#sidekick-new", context)
-    form = named_form("sidekick_new", character, request.POST)
+    posted = named_form("sidekick_new", character, request.POST)
+    assert isinstance(posted, forms.NewSidekickForm)
+    form = posted
     form.promoting = retainer
 
     def run(d: dict[str, Any]) -> Follower:

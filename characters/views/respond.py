@@ -19,6 +19,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
+from questworlds_site.inputs import max_length_of
 from questworlds_site.requests import AuthenticatedRequest
 
 from .. import forms, services
@@ -38,9 +39,9 @@ def page_context(
     context["healing_outcomes"] = forms.HEALING_OUTCOMES
     # The conditions' heal and clear reasons are written out by hand, one per condition.
     context["reason_limits"] = {
-        "heal": forms.HealForm.base_fields["reason"].max_length,
-        "wherewithal": forms.WherewithalForm.base_fields["reason"].max_length,
-        "clear": forms.ClearForm.base_fields["reason"].max_length,
+        "heal": max_length_of(forms.HealForm, "reason"),
+        "wherewithal": max_length_of(forms.WherewithalForm, "reason"),
+        "clear": max_length_of(forms.ClearForm, "reason"),
     }
     return context
 
@@ -198,7 +199,7 @@ def _error_lines(form: Form) -> list[str]:
     return [
         f"{form.fields[name].label or name.replace('_', ' ').capitalize()}: {error}"
         if name in form.fields
-        else error
+        else str(error)
         for name, errors in form.errors.items()
         for error in errors
     ]

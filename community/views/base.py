@@ -46,7 +46,7 @@ def form_errors(request: AuthenticatedRequest, form: Form) -> None:
     for field, errors in form.errors.items():
         label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
         for error in errors:
-            messages.error(request, f"{label}: {error}" if label else error)
+            messages.error(request, f"{label}: {error}" if label else str(error))
 
 
 def attempt(

@@ -81,7 +81,7 @@ def table_lobby(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse
     form = _lobby_form(community, request.user, role, request.POST)
     if not form.is_valid():
         problems = [
-            f"{form.fields[name].label or name}: {error}" if name in form.fields else error
+            f"{form.fields[name].label or name}: {error}" if name in form.fields else str(error)
             for name, errors in form.errors.items()
             for error in errors
         ]

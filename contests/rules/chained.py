@@ -29,7 +29,10 @@ Infliction = Literal["hurt", "injured", "dying"]
 # §5.4 Chained Contest Table. Rows are the PC's result, columns the opponent's.
 # Each cell says who suffers ("pc", "opponent", "worse_roll") and what, or None for
 # "no effect" (both fumble: "Both make a mistake").
-CHAINED_CONTEST_TABLE: dict[tuple[Result, Result], tuple[str, Infliction] | None] = {
+# Who suffers: a side, or the worse roll when both results are equal (R6 decides it).
+Victim = Side | Literal["worse_roll"]
+
+CHAINED_CONTEST_TABLE: dict[tuple[Result, Result], tuple[Victim, Infliction] | None] = {
     (Result.CRITICAL, Result.CRITICAL): ("worse_roll", "hurt"),
     (Result.CRITICAL, Result.SUCCESS): ("opponent", "hurt"),
     (Result.CRITICAL, Result.FAILURE): ("opponent", "injured"),
@@ -80,8 +83,8 @@ def chained_round_effect(
         ).winner
         if winner is None:
             return None
-        victim = "opponent" if winner == "pc" else "pc"
-    return victim, infliction  # type: ignore[return-value]
+        return ("opponent" if winner == "pc" else "pc"), infliction
+    return victim, infliction
 
 
 def worsen(current: State | None, infliction: Infliction) -> State:

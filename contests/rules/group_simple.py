@@ -16,7 +16,7 @@ from typing import Any
 
 from .dice import Result
 from .errors import IllegalAction, RulesError
-from .simple import DEGREES, Degree, Outcome, Winner, describe_level, winner_and_degree
+from .simple import DEGREES, Degree, DegreeName, Outcome, Winner, describe_level, winner_and_degree
 from .states import CONSEQUENCE_OF_DEFEAT, State
 
 # §4.2.2 Group Simple Contest Table: outcome points by how many steps apart the two
@@ -24,7 +24,7 @@ from .states import CONSEQUENCE_OF_DEFEAT, State
 OUTCOME_POINTS_BY_STEPS: dict[int, int] = {0: 1, 1: 2, 2: 3, 3: 5}
 
 # §4.5.1 Degree of Victory Table: (smallest OP difference, degree), largest first.
-_DEGREE_BY_DIFFERENCE: tuple[tuple[int, str], ...] = (
+_DEGREE_BY_DIFFERENCE: tuple[tuple[int, DegreeName], ...] = (
     (5, "complete"),
     (3, "major"),
     (2, "minor"),
@@ -89,7 +89,7 @@ def degree_from_difference(difference: int) -> Degree:
         raise RulesError(f"a difference in outcome points is 0 or more, not {difference!r}")
     for smallest, degree in _DEGREE_BY_DIFFERENCE:
         if difference >= smallest:
-            return degree  # type: ignore[return-value]
+            return degree
     return None
 
 

@@ -108,7 +108,7 @@ def is_clearly_inferior(
 
 
 def _ratings(value: Ratings) -> list[int]:
-    items = [value] if isinstance(value, Rating | int | str) else list(value)
+    items = value if isinstance(value, list | tuple) else [value]
     if not items:
         raise RulesError("compare at least one rating on each side")
     return [Rating.parse(item).total for item in items]

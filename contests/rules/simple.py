@@ -24,9 +24,10 @@ def as_side(value: object) -> Side | None:
     return "pc" if value == "pc" else "opponent" if value == "opponent" else None
 
 
-Degree = Literal["marginal", "minor", "major", "complete"] | None
+DegreeName = Literal["marginal", "minor", "major", "complete"]
+Degree = DegreeName | None
 
-DEGREES: tuple[str, ...] = ("marginal", "minor", "major", "complete")
+DEGREES: tuple[DegreeName, ...] = ("marginal", "minor", "major", "complete")
 """Degrees of victory or defeat, weakest first; `DEGREES[n - 1]` is level n."""
 
 
@@ -193,7 +194,7 @@ def winner_and_degree(level: int) -> tuple[Winner, Degree]:
         raise RulesError(f"a level runs from -4 (complete defeat) to +4, not {level!r}")
     if level == 0:
         return None, None
-    return ("pc" if level > 0 else "opponent"), DEGREES[abs(level) - 1]  # type: ignore[return-value]
+    return ("pc" if level > 0 else "opponent"), DEGREES[abs(level) - 1]
 
 
 def better_roll_winner(pc_roll: int, opponent_roll: int, better_roll: BetterRoll) -> Winner:
@@ -226,7 +227,7 @@ def compare_results(
     difference = pc_result - opponent_result
     if difference:
         winner: Winner = "pc" if difference > 0 else "opponent"
-        degree: Degree = DEGREES[abs(difference)]  # type: ignore[assignment]  # 1 minor .. 3 complete
+        degree: Degree = DEGREES[abs(difference)]  # 1 minor .. 3 complete
     elif pc_result is Result.FUMBLE:
         winner, degree = None, None  # R6: both fumble is a tie
     else:

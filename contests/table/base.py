@@ -244,6 +244,15 @@ class BaseFlow(ABC):
         """Who takes part, for the contest's participant records."""
 
     @abstractmethod
+    def target(self, side: str) -> TargetNumber | None:
+        """A side's target number now; None without a rating (or for a group's sides,
+        whose participants each have their own)."""
+
+    @abstractmethod
+    def odds(self) -> dict[str, Any] | None:
+        """The odds of the coming roll where one pair of TNs decides it."""
+
+    @abstractmethod
     def level_for_pc(self) -> int | None:
         """The outcome level for the PCs' side once decided (+4 .. -4); None before."""
 

@@ -6,5 +6,5 @@ from .models import User
 
 @admin.register(User)
 class QuestWorldsUserAdmin(UserAdmin):
-    fieldsets = (*UserAdmin.fieldsets, ("Table", {"fields": ("display_name",)}))
+    fieldsets = (*(UserAdmin.fieldsets or ()), ("Table", {"fields": ("display_name",)}))
     list_display = ("username", "display_name", "email", "is_staff")

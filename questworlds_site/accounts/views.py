@@ -1,3 +1,5 @@
+from typing import cast
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -6,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from .forms import ProfileForm, SignupForm
+from .models import User
 from .services import user_update_display_name
 
 
@@ -24,9 +27,12 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def profile(request: HttpRequest) -> HttpResponse:
-    form = ProfileForm(request.POST or None, instance=request.user)
+    # Signed in: LoginRequiredMiddleware turns anonymous visitors away (this module
+    # cannot use questworlds_site.requests, which imports accounts.models).
+    user = cast(User, request.user)
+    form = ProfileForm(request.POST or None, instance=user)
     if request.method == "POST" and form.is_valid():
-        user_update_display_name(user=request.user, display_name=form.cleaned_data["display_name"])
+        user_update_display_name(user=user, display_name=form.cleaned_data["display_name"])
         messages.success(request, "Your display name is saved.")
         return redirect("profile")
     status = 400 if form.errors else 200
