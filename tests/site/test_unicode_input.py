@@ -23,6 +23,8 @@ import logging
 from urllib.parse import urlencode
 
 import pytest
+from django.core.management import call_command
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
@@ -64,14 +66,27 @@ def unthrottled(settings):
         setattr(settings, name, "1000000/hour")
 
 
+@pytest.fixture(scope="module")
+def world_once(django_db_setup, django_db_blocker):
+    """The walk's campaign, built once a module (a worker) and committed: every request
+    of the walk is rolled back (`rolled_back`) and each test runs in a transaction
+    rolled back at its end, so no test sees another's doings. Emptied afterwards as
+    Django empties the database after a transactional test (`flush`)."""
+    with django_db_blocker.unblock():
+        with transaction.atomic():
+            world = build_world()
+        yield world
+        call_command("flush", interactive=False, verbosity=0)
+
+
 @pytest.fixture
-def world(unthrottled):
+def world(world_once, db, unthrottled):
     # Thousands of refusals: Django's log of each 4xx (a traceback for a 403) would cost
     # more than the requests. A server error is still logged (ERROR).
     request_log = logging.getLogger("django.request")
     level = request_log.level
     request_log.setLevel(logging.ERROR)
-    yield build_world()
+    yield world_once
     request_log.setLevel(level)
 
 
