@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db.models import Count
 from pydantic import BaseModel
 from pydantic.functional_validators import PlainValidator
 
@@ -27,7 +28,7 @@ from campaigns.services import campaign_options_update
 from contests import actions
 from contests.actions import ACTIONS, DATA_MODELS, LABELS
 from contests.actions.fields import SERVER_KEYS
-from contests.models import Contest, ContestEvent
+from contests.models import Contest
 from contests.rules import dice
 from contests.table import FLOW_CLASSES
 
@@ -271,8 +272,13 @@ def with_value(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
 
 
 def stored(contest: Contest) -> tuple:
-    fresh = Contest.objects.get(pk=contest.pk)
-    return fresh.seq, fresh.state, ContestEvent.objects.filter(contest=contest).count()
+    """The contest's step, state and count of events as stored (one query)."""
+    return (
+        Contest.objects.filter(pk=contest.pk)
+        .annotate(logged=Count("events"))
+        .values_list("seq", "state", "logged")
+        .get()
+    )
 
 
 def assert_readable(error: str, *named: str) -> None:
