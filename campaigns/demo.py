@@ -12,6 +12,7 @@ from characters import services as characters
 from characters.models import AbilityKind, Character, CreationMethod, CreationRole
 from community.models import Community
 from community.services import community_found
+from questworlds_site.accounts.models import User
 
 from .models import Campaign, Membership, Role, Session
 from .services import season_start
@@ -39,8 +40,14 @@ def demo_campaign_create() -> Campaign:
         )
         for username, display, _ in DEMO_LOGINS
     }
+    return demo_campaign_for(users)
+
+
+def demo_campaign_for(users: dict[str, User], name: str = "The Sunken Crown") -> Campaign:
+    """The demo campaign for demo users who exist already (`gm`, `alice`, `bob`), under
+    `name`: the browser tests play in copies of it on one server."""
     campaign = Campaign.objects.create(
-        name="The Sunken Crown",
+        name=name,
         genre="Bronze-age fantasy",
         description="The river city of Ashfen bargains with drowned gods for one more harvest.",
         gm=users["gm"],

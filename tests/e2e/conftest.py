@@ -256,37 +256,18 @@ for name in NAMES:
     result[name] = campaign.pk
 """
 
-# A copy of the demo campaign (campaigns.demo.demo_campaign_create, for users who exist:
+# A copy of the demo campaign (campaigns.demo.demo_campaign_for, for users who exist:
 # Alice's Tamsin, Bob's Brannoc, Ashfen and its resources, the archive's first session)
 # under another name, with the next session open as the demo's table was for play.
 DEMO_COPY = """
 from django.contrib.auth import get_user_model
 from django.utils import timezone
-from campaigns.demo import (
-    brannoc_create, demo_archive_create, demo_community_resources, tamsin_create
-)
-from campaigns.models import Campaign, Membership, Role, Session
-from community.models import Community
+from campaigns.demo import demo_campaign_for
+from campaigns.models import Session
 users = {u.username: u for u in get_user_model().objects.all()}
-campaign = Campaign.objects.create(
-    name=NAME,
-    genre="Bronze-age fantasy",
-    description="The river city of Ashfen bargains with drowned gods for one more harvest.",
-    gm=users["gm"],
-    physical_dice=PHYSICAL_DICE,
-)
-for username in ("alice", "bob"):
-    Membership.objects.create(campaign=campaign, user=users[username], role=Role.PLAYER)
-tamsin_create(users["alice"], campaign)
-brannoc_create(users["bob"], campaign)
-Community.objects.create(
-    campaign=campaign,
-    name="Ashfen",
-    description="A city of stilts and ferries on the Grey River.",
-    interval_name="season",
-)
-demo_archive_create(campaign)
-demo_community_resources(campaign)
+campaign = demo_campaign_for(users, NAME)
+campaign.physical_dice = PHYSICAL_DICE
+campaign.save(update_fields=["physical_dice"])
 number = (campaign.sessions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
 Session.objects.create(campaign=campaign, number=number, started_at=timezone.now())
 result = campaign.pk
