@@ -99,7 +99,9 @@ def test_a_page_that_hears_its_table_pings_less_and_still_sees_a_drop(table_serv
     alice.clock.install()
     alice.goto(f"{table_server.base}/campaigns/{campaign_id}/table/")
     expect(alice.locator("#connection-status")).to_have_text("Connected")
-    alice.clock.pause_at(alice.evaluate("Date.now()") / 1000)  # seconds: stands still
+    # Stands still from a moment just ahead of the page's clock (which flows until then:
+    # pausing at the instant read would be in the past by the time the pause arrives).
+    alice.clock.pause_at((alice.evaluate("Date.now()") + 1_000) / 1000)  # seconds
 
     def count(what: str) -> int:
         return alice.evaluate(f"window.{what}")
