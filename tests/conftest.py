@@ -13,6 +13,7 @@ import urllib.parse
 import hypothesis
 import pytest
 from django.conf import settings
+from django.template import Template
 
 from questworlds_site.env import channel_layer_from_env
 
@@ -118,6 +119,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             problems.append(f"Redis is unreachable: {exc}")
     if problems:
         pytest.exit("REQUIRE_SERVICES=1 but " + "; ".join(problems), returncode=3)
+
+
+# Django's test environment wraps every template's rendering to record it with its
+# context (`response.context`, `assertTemplateUsed`): a signal and a copy of the
+# context for each template and each include, 5% of a page's rendering here. No test
+# reads them; pages are checked by what they show. Rendered as the server renders.
+_PLAIN_RENDER = Template._render
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _templates_rendered_as_served(django_test_environment):
+    Template._render = _PLAIN_RENDER
 
 
 @pytest.fixture(autouse=True)
