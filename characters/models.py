@@ -6,6 +6,8 @@ rules engine; breakouts store their `+N` bonus over their keyword (§3.3).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -265,6 +267,67 @@ class Ability(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} {self.rating_text}"
+
+    # The constraints `constraint_violations` checks in memory: all but the composite key
+    # (`ability_id_character`), which a row's own primary key satisfies.
+    CHECKED_IN_MEMORY = frozenset(
+        {
+            "breakouts_have_a_keyword_keywords_do_not",
+            "only_relationships_have_a_relationship_kind",
+            "ability_names_unique_per_character",
+            "flaw_names_unique_per_character",
+            "follower_ability_names_unique",
+            "one_ability_per_creation_role",
+        }
+    )
+
+    def constraint_violations(self, rows: Iterable[Ability]) -> list[str]:
+        """The messages of the constraints above that this row would break beside `rows`
+        (the character's other abilities, its own and its followers', read under the
+        character's lock), worked out in memory. Django's `validate_constraints` asks the
+        database for each conditional constraint in a savepoint of its own: a dozen
+        round trips an ability, which made adding abilities the costliest step of
+        building a sheet. The database still enforces every one."""
+        others = [r for r in rows if r is not self and (self.pk is None or r.pk != self.pk)]
+        name = self.name.lower()  # as the constraints' Lower("name")
+
+        def named_alike(row: Ability) -> bool:
+            return row.character_id == self.character_id and row.name.lower() == name
+
+        kind = self.kind
+        broken = []
+        if not (
+            (kind == AbilityKind.BREAKOUT and self.keyword_id is not None)
+            or kind in (AbilityKind.STANDALONE, AbilityKind.FLAW)
+            or (kind in (AbilityKind.KEYWORD, AbilityKind.RELATIONSHIP) and self.keyword_id is None)
+        ):
+            broken.append("breakouts_have_a_keyword_keywords_do_not")
+        if kind != AbilityKind.RELATIONSHIP and self.relationship != "":
+            broken.append("only_relationships_have_a_relationship_kind")
+        if (
+            self.follower_id is None
+            and kind != AbilityKind.FLAW
+            and any(
+                r.follower_id is None and r.kind != AbilityKind.FLAW and named_alike(r)
+                for r in others
+            )
+        ):
+            broken.append("ability_names_unique_per_character")
+        if kind == AbilityKind.FLAW and any(
+            r.kind == AbilityKind.FLAW and named_alike(r) for r in others
+        ):
+            broken.append("flaw_names_unique_per_character")
+        if self.follower_id is not None and any(
+            r.follower_id == self.follower_id and r.name.lower() == name for r in others
+        ):
+            broken.append("follower_ability_names_unique")
+        if self.creation_role and any(
+            r.character_id == self.character_id and r.creation_role == self.creation_role
+            for r in others
+        ):
+            broken.append("one_ability_per_creation_role")
+        constraints = {c.name: c for c in self._meta.constraints}
+        return [str(constraints[n].get_violation_error_message()) for n in broken]
 
     @property
     def shown_name(self) -> str:

@@ -39,6 +39,7 @@ from ..translate import (
 )
 from .base import (
     clean,
+    clean_ability,
     engine_entries,
     entry,
     invalid,
@@ -89,7 +90,7 @@ def _write_engine_character(
                 keyword=keyword,
                 position=position,
             )
-            clean(row)
+            clean_ability(row, [*abilities, *rows.values()])
             row.save()
             rows[ability.name.casefold()] = row
             continue

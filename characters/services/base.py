@@ -50,6 +50,22 @@ def clean(instance: Model, where: str = "", exclude: Sequence[str] = ()) -> None
         raise ValidationError(error_lines(exc, where)) from exc
 
 
+def clean_ability(row: Ability, rows: Sequence[Ability], where: str = "") -> None:
+    """`clean` for an ability of a character whose rows the caller read under its lock
+    (`rows`: its abilities, its own and its followers'): the fields as Django checks
+    them, the constraints in memory (`Ability.constraint_violations`), the same
+    messages. Not the foreign keys: the character is locked, and its keyword and
+    follower rows were read with it."""
+    problems = []
+    try:
+        row.full_clean(exclude=["character", "follower", "keyword"], validate_constraints=False)
+    except ValidationError as exc:
+        problems = error_lines(exc, where)
+    problems += [f"{where}{message}" for message in row.constraint_violations(rows)]
+    if problems:
+        raise ValidationError(problems)
+
+
 def lock(character: Character) -> None:
     """Reload the character and hold its row until commit, so two requests never
     spend the same hero point (PostgreSQL; SQLite serialises writers anyway)."""

@@ -30,6 +30,7 @@ from ..models import (
 from ..translate import creation_inputs, creation_problems
 from .base import (
     clean,
+    clean_ability,
     entry,
     invalid,
     ledger_step,
@@ -261,6 +262,9 @@ def character_ability_add(
             Ability.objects.filter(character=character, creation_role=creation_role).update(
                 creation_role=""
             )
+            for row in rows:
+                if row.creation_role == creation_role:
+                    row.creation_role = ""
         if kind == AbilityKind.FLAW:
             value = 0  # a flaw's rating is derived (§3.3)
         else:
@@ -278,7 +282,7 @@ def character_ability_add(
             creation_role=creation_role,
             position=max((a.position for a in rows), default=0) + 1,
         )
-        clean(ability)
+        clean_ability(ability, rows)
         ability.save()
         return ability
 
@@ -308,7 +312,7 @@ def character_ability_update(
         def rerate(rows: list[Ability], followers: list[Follower]) -> None:
             fresh = next(a for a in rows if a.pk == row.pk)
             fresh.rating = rating
-            clean(fresh)
+            clean_ability(fresh, rows)
             fresh.save(update_fields=["rating"])
 
         _creation_change(character, actor, f"re-rated {row.name}", rerate)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -23,7 +24,7 @@ from ..models import (
 )
 from ..selectors import EXPORT_FORMAT, EXPORT_VERSION
 from ..translate import creation_problems, is_own_ability, rules_sheet
-from .base import clean, entry, invalid, ledger_step, row_entries
+from .base import clean, clean_ability, entry, invalid, ledger_step, row_entries
 from .creation import rate_flaws
 
 
@@ -37,8 +38,13 @@ def _field(data: dict[str, Any], key: str, kind: type, default: Any = None, wher
 
 
 def _ability_rows(
-    character: Character, items: Any, follower: Follower | None = None
+    character: Character,
+    items: Any,
+    follower: Follower | None = None,
+    earlier: Sequence[Ability] = (),
 ) -> list[Ability]:
+    """The abilities `items` describes, saved (a sidekick's with `follower`), each
+    checked beside the character's rows saved before (`earlier`) and these."""
     if not isinstance(items, list):
         raise ValidationError("abilities must be a list.")
     rows: list[Ability] = []
@@ -63,7 +69,7 @@ def _ability_rows(
         if keyword is not None:
             pending.append((row, _field(item, "keyword", str, where=where)))
         else:
-            _save_imported(row, where)
+            _save_imported(row, where, [*earlier, *rows])
         rows.append(row)
     keywords = {r.name.casefold(): r for r in rows if r.kind == AbilityKind.KEYWORD}
     for row, name in pending:
@@ -72,12 +78,12 @@ def _ability_rows(
                 f"{row.name} sits under {name!r}, which is not one of the keywords (§3.3)."
             )
         row.keyword = keywords[name.casefold()]
-        _save_imported(row, f"{row.name}: ")
+        _save_imported(row, f"{row.name}: ", [*earlier, *rows])
     return rows
 
 
-def _save_imported(row: Ability, where: str) -> None:
-    clean(row, where)
+def _save_imported(row: Ability, where: str, rows: Sequence[Ability]) -> None:
+    clean_ability(row, rows, where)
     row.save()
 
 
@@ -136,7 +142,7 @@ def character_import(*, player: User, data: Any) -> Character:
         clean(follower, f"follower {index}: ")
         follower.save()
         if follower.kind == Follower.Kind.SIDEKICK:
-            abilities += _ability_rows(character, item.get("abilities", []), follower)
+            abilities += _ability_rows(character, item.get("abilities", []), follower, abilities)
         elif item.get("abilities"):
             raise ValidationError(f"follower {index}: only a sidekick has abilities (§6.5).")
     names = {a.name.casefold(): a for a in abilities if is_own_ability(a)}
