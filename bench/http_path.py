@@ -249,15 +249,13 @@ class Http:
 
 # --- What every player's page fetches besides ------------------------------------------------
 # static/js/table.js reloads a player's own sheet ("My characters", GET table/me/, 250 ms
-# after the last trigger): after a step other than those below, on the pages of those
+# after the last trigger): after a step whose log entry does not say it kept every
+# sheet (`data-sheets="kept"`, from the action's declaration), on the pages of those
 # the panel names as playing in the contest (data-sheet-players); after a new contest
 # they play in, or any new contest while their sheet offers a pick. The page loads the
 # sheet once as it opens; the socket's first full state then adds nothing (the sheet was
 # drawn at that step): here that first full state stands for the page's own first load.
-SHEET_UNCHANGED_RE = re.compile(
-    r'data-type="(roll|resolve|reveal|set_tactic|modifier|remove_modifier|augment|bid|'
-    r'enter_roll|declare|act|narrate|delay)"'
-)
+SHEET_UNCHANGED_RE = re.compile(r'data-sheets="kept"')  # the step's log entry says so
 SHEET_PLAYERS_RE = re.compile(r'id="contest" [^>]*data-sheet-players="([\d ]*)"')
 APPENDED = 'hx-swap-oob="afterbegin:#roll-log"'
 SHEET_RELOAD_DELAY = 0.25

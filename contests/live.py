@@ -20,6 +20,7 @@ from django.utils.safestring import mark_safe
 from characters.models import Ability, CreationMethod
 
 from .action_form import option_tags
+from .actions import SHEETS_KEPT
 from .audience import contest_view, header
 from .broadcast import send_to_table_sync
 from .choices import FRAME_CHOICES
@@ -738,7 +739,15 @@ def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any]:
     summary `visible` gives them (not the action's data or its hidden dice)."""
     summary = visible(event.payload, audience).get("summary", "")
     actor = event.actor.shown_name if event.actor else ""
-    return {"seq": event.seq, "type": event.type, "actor_name": actor, "summary": summary}
+    return {
+        "seq": event.seq,
+        "type": event.type,
+        "actor_name": actor,
+        "summary": summary,
+        # Whether a player's sheet may have changed with this step (the action's
+        # declaration): the pages reload their sheets after those alone.
+        "sheets": "kept" if event.type in SHEETS_KEPT else "may-change",
+    }
 
 
 def render_contest(

@@ -32,7 +32,7 @@ from .fields import (
     ActionInputError,
     plain_text_problem,
 )
-from .models import ACTION_ADAPTER, ACTIONS, DATA_MODELS, MESSAGE_MODELS, Message
+from .models import ACTION_ADAPTER, ACTIONS, DATA_MODELS, MESSAGE_MODELS, SHEETS_KEPT, Message
 from .readable import LABELS, label_for, readable
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_SIZE",
     "MESSAGE_MODELS",
+    "SHEETS_KEPT",
     "STAKES",
     "ActionInputError",
     "Message",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
@@ -330,47 +331,63 @@ class FinalAction(SheetChoice):
     pass
 
 
-DATA_MODELS: dict[str, type[Data]] = {
-    "frame": Frame,
-    "undo": Nothing,
-    "choose_ability": ChooseAbility,
-    "set_tactic": SetTactic,
-    "augment": Augment,
-    "modifier": Modifier,
-    "remove_modifier": RemoveModifier,
-    "enter_roll": EnterRoll,
-    "roll": Nothing,
-    "reveal": Nothing,
-    "hero_point": HeroPoint,
-    "resolve": Resolve,
-    "apply_consequences": ApplyConsequences,
-    "narrate": Narrate,
-    "automatic_victory": Nothing,
-    "pyrrhic": Nothing,
-    "escalate": Escalate,
-    "confusing_tie": ConfusingTie,
-    "both_fumble": BothFumble,
-    "no_relevant_ability": NoRelevantAbility,
-    "bid": Bid,
-    "parting_shot": PartingShot,
-    "unrelated_action": UnrelatedAction,
-    "disengage": Disengage,
-    "gift": Gift,
-    "boost": Boost,
-    "engage": Engage,
-    "play_round": PlayRound,
-    "assist": Assist,
-    "remove_follower": RemoveFollower,
-    "shift_points": ShiftPoints,
-    "join": Join,
-    "switch_ability": SwitchAbility,
-    "declare": Declare,
-    "delay": Delay,
-    "act": Act,
-    "rejoin": Rejoin,
-    "lend": Lend,
-    "final_action": FinalAction,
-}
+@dataclass(frozen=True)
+class Declared:
+    """What the table knows of an action from its declaration: its name, its typed data,
+    and whether doing it can change a character sheet (hero points, states, the ability
+    a player is asked to pick); the browsers reload a player's sheet only after those
+    (the log entry's `data-sheets`, static/js/table.js)."""
+
+    name: str
+    data: type[Data]
+    sheets: bool = True
+
+
+DECLARED: tuple[Declared, ...] = (
+    Declared("frame", Frame),
+    Declared("undo", Nothing),
+    Declared("choose_ability", ChooseAbility),
+    Declared("set_tactic", SetTactic, sheets=False),
+    Declared("augment", Augment, sheets=False),
+    Declared("modifier", Modifier, sheets=False),
+    Declared("remove_modifier", RemoveModifier, sheets=False),
+    Declared("enter_roll", EnterRoll, sheets=False),
+    Declared("roll", Nothing, sheets=False),
+    Declared("reveal", Nothing, sheets=False),
+    Declared("hero_point", HeroPoint),
+    Declared("resolve", Resolve, sheets=False),
+    Declared("apply_consequences", ApplyConsequences),
+    Declared("narrate", Narrate, sheets=False),
+    Declared("automatic_victory", Nothing),
+    Declared("pyrrhic", Nothing),
+    Declared("escalate", Escalate),
+    Declared("confusing_tie", ConfusingTie),
+    Declared("both_fumble", BothFumble),
+    Declared("no_relevant_ability", NoRelevantAbility),
+    Declared("bid", Bid, sheets=False),
+    Declared("parting_shot", PartingShot),
+    Declared("unrelated_action", UnrelatedAction),
+    Declared("disengage", Disengage),
+    Declared("gift", Gift),
+    Declared("boost", Boost),
+    Declared("engage", Engage),
+    Declared("play_round", PlayRound),
+    Declared("assist", Assist),
+    Declared("remove_follower", RemoveFollower),
+    Declared("shift_points", ShiftPoints),
+    Declared("join", Join),
+    Declared("switch_ability", SwitchAbility),
+    Declared("declare", Declare, sheets=False),
+    Declared("delay", Delay, sheets=False),
+    Declared("act", Act, sheets=False),
+    Declared("rejoin", Rejoin),
+    Declared("lend", Lend),
+    Declared("final_action", FinalAction),
+)
+DATA_MODELS: dict[str, type[Data]] = {action.name: action.data for action in DECLARED}
+# The actions that change no sheet; any other step (and an event that is no action,
+# such as the framing or an undo) may.
+SHEETS_KEPT = frozenset(action.name for action in DECLARED if not action.sheets)
 
 
 class Message(BaseModel):

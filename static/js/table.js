@@ -179,7 +179,9 @@
   // they play in, or any new contest while their sheet still offers a pick for the old
   // one. After the socket (re)connects, its first whole contest reloads the sheet unless
   // the sheet was drawn at that very step (data-sheet-at, the page's first load).
-  const SHEET_UNCHANGED = /data-type="(roll|resolve|reveal|set_tactic|modifier|remove_modifier|augment|bid|enter_roll|declare|act|narrate|delay)"/;
+  // The new log entry says whether the step may have changed a sheet (from the action's
+  // declaration, contests/actions/models.py).
+  const SHEET_UNCHANGED = /data-sheets="kept"/;
   const SHEET_PLAYERS = /id="contest" [^>]*data-sheet-players="([\d ]*)"/;
   const AT = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/;
   let connected = false;

@@ -49,8 +49,38 @@ def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
         assert 'data-seq="2"' in html  # the panel, with the step the page is at
         assert 'id="roll-log"' not in html
         assert html.count('hx-swap-oob="afterbegin:#roll-log"') == 1
-        assert '<li data-seq="2" data-type="choose_ability">' in html
+        assert '<li data-seq="2" data-type="choose_ability" data-sheets="may-change">' in html
         assert "Tamsin uses Boatcraft (17)" in html
+
+
+def test_each_entry_says_whether_a_sheet_may_have_changed(
+    table, session, gm, alice, tamsin, sent, django_capture_on_commit_callbacks
+):
+    """The pages reload a player's sheet after a step that may have changed it and after
+    no other (static/js/table.js): the new entry says which, from the action's
+    declaration. A tactic and a roll change no sheet; a pick (the sheet offered it)
+    and a hero point (spent from it) do."""
+    contest = frame(table, tamsin)
+    steps = [
+        (gm, "set_tactic", {"side": "pc", "tactic": "Pole along the shallows"}, "kept"),
+        (
+            alice,
+            "choose_ability",
+            {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
+            "may-change",
+        ),
+        (gm, "roll", {}, "kept"),
+        (alice, "hero_point", {"side": "pc"}, "may-change"),
+    ]
+    for user, action, data, sheets in steps:
+        with django_capture_on_commit_callbacks(execute=True):
+            table.act(contest, user, action, rolls=(15, 12), **data)
+        entries = {
+            copy: html.split("afterbegin:#roll-log", 1)[1]
+            for copy, html in sent[-1]["html"].items()
+        }
+        for entry in entries.values():
+            assert f'data-type="{action}" data-sheets="{sheets}"' in entry, action
 
 
 def test_a_hidden_gm_roll_is_only_in_the_gm_entry(
