@@ -12,6 +12,13 @@ UVICORN_OPTIONS := --loop uvloop --http httptools --ws websockets-sansio --ws-ma
 
 .PHONY: run test lint format bench bench-smoke migrate demo clean
 
+# Python keeps each module's compiled bytecode (__pycache__/, ignored by git) even where
+# the environment says not to (PYTHONDONTWRITEBYTECODE=1, as on the CI machine): the suite
+# starts some eighty Python processes (its workers, the servers, `manage.py`), and each
+# compiled the project again. tests/site and tests/campaigns from a fresh clone: 110 s
+# with it set, 97 s without (user CPU 136 s -> 120 s).
+unexport PYTHONDONTWRITEBYTECODE
+
 # The venv is rebuilt when pyproject.toml changes; stamps say what is installed.
 $(VENV)/.runtime: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
