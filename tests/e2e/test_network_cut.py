@@ -161,6 +161,9 @@ NORMALISED = """id => {
   return copy.outerHTML.replace(/\\s+/g, " ").replace(/> </g, "><").trim();
 }"""
 
+# Requests htmx still has on their way on a page (it marks their elements).
+IN_FLIGHT = "document.querySelector('.htmx-request') !== null"
+
 REGIONS = ("session-notice", "chat-panel", "contest", "your-move", "roll-log")
 
 
@@ -171,13 +174,16 @@ def same_as_a_fresh_page(page, base: str, campaign_id: int, regions) -> None:
     fresh.goto(f"{base}/campaigns/{campaign_id}/table/")
     expect(fresh.locator("#connection-status")).to_have_text("Connected")
     for region in regions:
-        want = fresh.evaluate(NORMALISED, region)
-        assert want is not None, region
+        # Both pages may still be on their way: the fresh page's sheet comes by its own
+        # request after the page ("Loading your sheet…"), so it is read again each time.
         deadline = time.monotonic() + 15
-        while (shown := page.evaluate(NORMALISED, region)) != want:
+        while (want := fresh.evaluate(NORMALISED, region)) != (
+            shown := page.evaluate(NORMALISED, region)
+        ) or fresh.evaluate(IN_FLIGHT):
             if time.monotonic() > deadline:
                 break
             page.wait_for_timeout(100)
+        assert want is not None, region
         diff = "\n".join(difflib.ndiff(want.split("><"), (shown or "").split("><")))
         assert shown == want, f"#{region} differs from a fresh page's:\n{diff}"
     fresh.close()
