@@ -59,7 +59,9 @@ def _isolate_worker_services() -> None:
     database = str(settings.DATABASES["default"]["NAME"]).rsplit("/", 1)[-1][:40]
     prefix = f"qw-{database}-{worker}"
     os.environ["REDIS_URL"] = settings.REDIS_URL = url
-    os.environ["CHANNEL_PREFIX"] = prefix
+    # The settings too: the rate limits' counts live under the prefix (throttle.py), and
+    # each test's reset must clear the servers' counts as well as this process's.
+    os.environ["CHANNEL_PREFIX"] = settings.CHANNEL_PREFIX = prefix
     settings.CHANNEL_LAYERS = {
         "default": channel_layer_from_env(url, settings.CHANNEL_LAYER, prefix=prefix)
     }
@@ -84,6 +86,22 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix) -
         from bench.liveserver import prepared_template
 
         database.setdefault("TEST", {})["TEMPLATE"] = prepared_template("migrated")
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, dropped at the end even where threads of the run
+    (the executors of async tests and consumers) still hold connections to it: they are
+    ended first, so no test database is left behind ("is being accessed by other users")."""
+    yield
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
