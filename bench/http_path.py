@@ -654,7 +654,7 @@ PROFILE_GROUPS = (
     ("ORM query building", ("django/db/models/", "django/db/backends/")),
     ("database I/O (psycopg)", ("psycopg",)),
     ("channel layer and Redis", ("channels_redis", "redis/", "msgpack")),
-    ("rules engine and flows", ("contests/rules/", "contests/table/")),
+    ("rules engine and flows", ("contests/core/rules/", "contests/core/table/")),
     (
         "sessions, auth and middleware",
         ("django/contrib/sessions", "django/contrib/auth", "django/middleware", "whitenoise"),

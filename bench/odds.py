@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from contests.rules.odds import clear_odds_cache, simple_odds
+from contests.core.rules.odds import clear_odds_cache, simple_odds
 
 
 def _inputs(calls: int, seed: int = 2022) -> list[tuple[int, int, dict[str, Any]]]:
@@ -74,7 +74,7 @@ def run(calls: int = 2000) -> dict[str, Any]:
         simple_odds(pc, opponent, **options)
         cached.append(clock() - start)
     return {
-        "function": "contests.rules.odds.simple_odds",
+        "function": "contests.core.rules.odds.simple_odds",
         "calls": calls,
         "python": sys.version.split()[0],
         "cold": _figures(cold),

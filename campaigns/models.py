@@ -4,9 +4,9 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from contests.rules.errors import RulesError
-from contests.rules.options import RulesOptions
-from contests.rules.ratings import Rating
+from contests.core.rules.errors import RulesError
+from contests.core.rules.options import RulesOptions
+from contests.core.rules.ratings import Rating
 from questworlds_site.limits import DESCRIPTION, NOTES, RECAP, text_limit
 
 
@@ -54,7 +54,7 @@ class Campaign(models.Model):
     rules = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Campaign options of RULINGS.md (see contests.rules.options.RulesOptions).",
+        help_text="Campaign options of RULINGS.md (see contests.core.rules.options.RulesOptions).",
     )
     long_contest_default = models.CharField(
         "default long contest",

@@ -20,9 +20,9 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from characters.models import Ability, Character, Condition
+from contests.core.rules.simple import describe_level
 from contests.events import EventType, visible
 from contests.models import ChatMessage, Contest, ContestEvent, ContestKind, ContestParticipant
-from contests.rules.simple import describe_level
 from contests.selectors import chat_lines
 from questworlds_site import inputs
 
@@ -300,8 +300,9 @@ def consequence_rows(payload: dict[str, Any], side_names: dict[str, str]) -> lis
 
     The table's flows write them under `applied`, each with its `state`, the `ability`
     it lands on and the `character_id`, and name who took it in one of two ways:
-    one-on-one contests (contests/table/one_on_one.py) by `side` ("pc" or "opponent"), whose name
-    `side_names` gives; group contests (contests/table/group.py) by `participant` name.
+    one-on-one contests (contests/core/table/one_on_one.py) by `side` ("pc" or
+    "opponent"), whose name `side_names` gives; group contests
+    (contests/core/table/group.py) by `participant` name.
     """
     applied = payload.get("applied")
     if not isinstance(applied, list):

@@ -22,10 +22,10 @@ from characters import services as character_services
 from characters.models import Character
 from community.services import community_session_start
 from contests.broadcast import send_to_table_on_commit
-from contests.rules.dice import Roller, d20
-from contests.rules.errors import RulesError
-from contests.rules.options import RulesOptions
-from contests.rules.ratings import Rating
+from contests.core.rules.dice import Roller, d20
+from contests.core.rules.errors import RulesError
+from contests.core.rules.options import RulesOptions
+from contests.core.rules.ratings import Rating
 from questworlds_site.accounts.models import User
 
 from .models import Campaign, Invitation, Membership, Npc, Role, Season, Session

@@ -8,15 +8,15 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.models import Campaign, Role
-from contests.rules import Rating
-from contests.rules.advancement import (
+from contests.core.rules import Rating
+from contests.core.rules.advancement import (
     ADVANCE_OPTIONS,
     DIRECTED_AMOUNTS,
     NEW_ABILITY_RATING,
     AdvanceChoice,
 )
-from contests.rules.errors import RulesError
-from contests.rules.simple import describe_level
+from contests.core.rules.errors import RulesError
+from contests.core.rules.simple import describe_level
 from questworlds_site import inputs, limits
 from questworlds_site.uploads import read_json
 

@@ -13,10 +13,10 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 
-from contests.rules import Rating
-from contests.rules.options import RulesOptions
-from contests.rules.outcomes import HEALING_RESISTANCE_CLASS
-from contests.rules.states import State as RulesState
+from contests.core.rules import Rating
+from contests.core.rules.options import RulesOptions
+from contests.core.rules.outcomes import HEALING_RESISTANCE_CLASS
+from contests.core.rules.states import State as RulesState
 from questworlds_site.limits import NOTES, PORTRAIT, PROSE, SHORT_DESCRIPTION, text_limit
 
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from campaigns.models import Campaign
-from contests.rules import Rating
-from contests.rules.advancement import catch_up_candidates
-from contests.rules.creation import points_spent
-from contests.rules.modifiers import FINAL_ACTION, flaw_penalty, target_number
-from contests.rules.outcomes import can_act
-from contests.rules.states import State
+from contests.core.rules import Rating
+from contests.core.rules.advancement import catch_up_candidates
+from contests.core.rules.creation import points_spent
+from contests.core.rules.modifiers import FINAL_ACTION, flaw_penalty, target_number
+from contests.core.rules.outcomes import can_act
+from contests.core.rules.states import State
 
 from .models import (
     UNDOABLE_REASONS,

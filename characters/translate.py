@@ -1,4 +1,4 @@
-"""Translation between the sheet's rows and the rules engine's values (contests.rules).
+"""Translation between the sheet's rows and the rules engine's values (contests.core.rules).
 
 The engine knows abilities by name; the database by id. `RulesSheet` carries both
 ways, so services can hand the engine a `Character` and write its answer back.
@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from contests.rules.advancement import Ability as RulesAbility
-from contests.rules.advancement import AbilityKind as RulesAbilityKind
-from contests.rules.advancement import CatchUp
-from contests.rules.advancement import Character as RulesCharacter
-from contests.rules.advancement import sidekick_raise_cost as rules_sidekick_raise_cost
-from contests.rules.creation import (
+from contests.core.rules.advancement import Ability as RulesAbility
+from contests.core.rules.advancement import AbilityKind as RulesAbilityKind
+from contests.core.rules.advancement import CatchUp
+from contests.core.rules.advancement import Character as RulesCharacter
+from contests.core.rules.advancement import sidekick_raise_cost as rules_sidekick_raise_cost
+from contests.core.rules.creation import (
     Flaw,
     Problem,
     Sidekick,

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from django import forms
 
 from characters.models import Ability
+from contests.core.rules.community import STARTING_RATINGS, describe_level
+from contests.core.rules.ratings import RESISTANCE_LEVELS
+from contests.core.rules.states import ADVERSITY
 from contests.models import Contest
-from contests.rules.community import STARTING_RATINGS, describe_level
-from contests.rules.ratings import RESISTANCE_LEVELS
-from contests.rules.states import ADVERSITY
 from questworlds_site import inputs
 
 from .models import Community, RequiredResourceUse, Resource, UsedAs

@@ -1,6 +1,6 @@
 """A campaign's focal community and its resources (§8).
 
-The rules live in `contests.rules.community`: `Community.to_rules()` builds the rules
+The rules live in `contests.core.rules.community`: `Community.to_rules()` builds the rules
 engine's state object from these rows and `Community.apply_rules()` writes it back.
 Every change the engine makes is kept as a `ResourceChange` under the `CommunityStep`
 (one action of the GM or a player) that caused it; `IntervalRecord` keeps each finished
@@ -17,9 +17,9 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 
-from contests.rules.community import MAX_RESOURCES, describe_level, own_augments_allowed
-from contests.rules.community import Community as RulesCommunity
-from contests.rules.ratings import Rating
+from contests.core.rules.community import MAX_RESOURCES, describe_level, own_augments_allowed
+from contests.core.rules.community import Community as RulesCommunity
+from contests.core.rules.ratings import Rating
 from questworlds_site.limits import DESCRIPTION, text_limit
 
 GLYPH = "W"  # §8.1.3 writes masteries as W (12W); the rules engine's notation() does too

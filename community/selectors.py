@@ -8,8 +8,8 @@ from typing import Any
 from django.db.models import Case, Prefetch, Q, When
 
 from characters.models import Ability, AbilityKind
-from contests.rules import community as rules
-from contests.rules.errors import RulesError
+from contests.core.rules import community as rules
+from contests.core.rules.errors import RulesError
 
 from .charts import resource_charts
 from .models import (

@@ -23,7 +23,7 @@ from typing import Any
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from .table.base import ActionInput
+from .core.table.base import ActionInput
 
 
 def _e(value: Any) -> str:

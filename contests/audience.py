@@ -19,8 +19,8 @@ from typing import Any
 
 from django.urls import reverse
 
-from .table import BaseFlow, GroupFlow
-from .table.extended import ExtendedFlow
+from .core.table import BaseFlow, GroupFlow
+from .core.table.extended import ExtendedFlow
 
 # The state values the templates show; everything else in the state stays out.
 STATE_KEYS = (

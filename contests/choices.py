@@ -1,15 +1,15 @@
 """The words people read for the values the table's forms post: every select's options
-come from the constants the typed actions check against (contests/actions/), so a
+come from the constants the typed actions check against (contests/core/actions/), so a
 template never copies a list of choices."""
 
 from __future__ import annotations
 
-from .actions import CONTEST_KINDS, STAKES
-from .rules.extended_group.state import ORDER_RULES
-from .rules.ratings import RESISTANCE_LEVELS
-from .rules.scored_group.participants import ROLES
-from .table.base import SIDES
-from .table.sides import VARIANTS
+from .core.actions import CONTEST_KINDS, STAKES
+from .core.rules.extended_group.state import ORDER_RULES
+from .core.rules.ratings import RESISTANCE_LEVELS
+from .core.rules.scored_group.participants import ROLES
+from .core.table.base import SIDES
+from .core.table.sides import VARIANTS
 
 
 def _choices(values: tuple[str, ...], labels: dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -20,19 +20,19 @@ from django.utils.safestring import mark_safe
 from characters.models import Ability, CreationMethod
 
 from .action_form import option_tags
-from .actions import SHEETS_KEPT
 from .audience import contest_view, header
 from .broadcast import send_to_table_sync
 from .choices import FRAME_CHOICES
+from .core.actions import SHEETS_KEPT
+from .core.rules import ADVERSITY, FORTUNE, RulesError
+from .core.rules.odds import outcome_percentages
+from .core.table import SIDES, BaseFlow, GroupFlow, load_flow
+from .core.table.base import ActionInput, Actor, AvailableAction
+from .core.table.extended import ExtendedFlow
+from .core.table.long import LongFlow
 from .events import visible
 from .models import ChatKind, ChatMessage, Contest, ContestEvent, ContestStatus
-from .rules import ADVERSITY, FORTUNE, RulesError
-from .rules.odds import outcome_percentages
 from .selectors import CHAT_LENGTH, chat_lines
-from .table import SIDES, BaseFlow, GroupFlow, load_flow
-from .table.base import ActionInput, Actor, AvailableAction
-from .table.extended import ExtendedFlow
-from .table.long import LongFlow
 
 LOG_LENGTH = 30
 # What the GM may record at the end of a contest (§2.11): adversity, then fortune.

@@ -1,6 +1,6 @@
 """One entry point for table actions, whether they come over HTTP (htmx) or a websocket.
 
-Reads the message once through contests/actions/ (one typed, validated model per
+Reads the message once through contests/core/actions/ (one typed, validated model per
 action, the same for both paths), then calls the contest services with the validated
 data; every refusal comes back as a readable message and changes nothing.
 """
@@ -16,7 +16,7 @@ from campaigns.models import Campaign
 from questworlds_site import inputs, throttle
 from questworlds_site.accounts.models import User
 
-from . import actions
+from .core import actions
 from .services import ContestError, contest_act, contest_frame
 
 KNOWN_ACTIONS = actions.ACTIONS

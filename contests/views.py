@@ -20,7 +20,7 @@ from questworlds_site.middleware import checks_its_own_input
 from questworlds_site.requests import AuthenticatedRequest
 
 from . import live, panels
-from .rules import State
+from .core.rules import State
 from .services import ChatError, chat_post
 from .table_actions import perform
 
@@ -118,7 +118,7 @@ def _message_from_post(post) -> dict:
     "pc.character_id" -> data["pc"]["character_id"], "participants.2.name" -> the third
     row of data["participants"], and the multi-value fields as lists. Every value stays
     the string the form posted; perform() reads it through the action's typed model,
-    which takes a string of digits for a whole-number field (contests/actions/)."""
+    which takes a string of digits for a whole-number field (contests/core/actions/)."""
     data: dict = {}
     rows: dict[str, dict[int, dict]] = {}
     for name, value in post.items():

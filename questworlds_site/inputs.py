@@ -1,5 +1,5 @@
 """The one reader of ids and whole numbers from input: form fields, query strings, URL
-captures and the table's socket frames (through contests/actions/fields.py).
+captures and the table's socket frames (through contests/core/actions/fields.py).
 
 ASCII digits only. Python's int() takes far more than a person types: any Unicode
 decimal digit ("١" is 1, full-width "１" too), surrounding spaces, underscores ("1_0")
@@ -12,7 +12,6 @@ or a field's clear error, never an exception.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,35 +19,11 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.urls import converters, register_converter
 
-MAX_ID = 2**31 - 1  # a database id, and the largest PostgreSQL integer
-MIN_INT = -(2**31)
-# Enough digits that a number too large reads "at most ...", not "not a number".
-DIGITS = 40
-UNSIGNED = re.compile(rf"[0-9]{{1,{DIGITS}}}")
-SIGNED = re.compile(rf"[-+]?[0-9]{{1,{DIGITS}}}")
+from contests.core.numbers import DIGITS, MAX_ID, MIN_INT, an_id, whole
+
+__all__ = ["DIGITS", "MAX_ID", "MIN_INT", "an_id", "whole"]
+
 NOT_A_NUMBER = "Enter a whole number in the digits 0 to 9 (such as 3)."
-
-
-def whole(
-    value: Any, *, minimum: int | None = 0, maximum: int = MAX_ID, signed: bool = False
-) -> int | None:
-    """`value` (a string of ASCII digits, with a leading sign if `signed`; or an int
-    already read, not a bool) as an int from `minimum` to `maximum`; otherwise None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        if not (SIGNED if signed else UNSIGNED).fullmatch(value):
-            return None
-        value = int(value)
-    if not isinstance(value, int):
-        return None
-    low = -maximum - 1 if minimum is None else minimum
-    return value if low <= value <= maximum else None
-
-
-def an_id(value: Any) -> int | None:
-    """A database id (1 to MAX_ID) from input, or None."""
-    return whole(value, minimum=1)
 
 
 def coerce_id(value: Any) -> int:

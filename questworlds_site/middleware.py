@@ -69,6 +69,6 @@ class RejectNulMiddleware:
 
 
 def checks_its_own_input(view):
-    """Mark a view whose input a typed boundary of its own checks (contests/actions/)."""
+    """Mark a view whose input a typed boundary of its own checks (contests/core/actions/)."""
     view.checks_its_own_input = True
     return view

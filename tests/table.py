@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from contests.core.rules import fixed_rolls
 from contests.models import Contest
-from contests.rules import fixed_rolls
 from contests.services import ActionResult, ContestError, actor_for, contest_act, contest_frame
 
 _keys = itertools.count(1)
@@ -93,7 +93,7 @@ class Table:
     @staticmethod
     def rebuilt(contest: Contest):
         """The flow replayed from the framing and the stored events (less undone ones)."""
-        from contests.table import flow_class
+        from contests.core.table import flow_class
 
         events = list(contest.events.select_related("actor").order_by("seq"))[1:]
         undone = {e.payload["undoes"] for e in events if e.type == "undone"}

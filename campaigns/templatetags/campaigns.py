@@ -9,7 +9,7 @@ from django.utils.safestring import SafeString
 from campaigns.access import ArchiveViewer
 from campaigns.markdown import render_markdown
 from campaigns.selectors import outcome_text
-from contests.rules.ratings import Rating
+from contests.core.rules.ratings import Rating
 
 register = template.Library()
 

@@ -16,8 +16,8 @@ import nh3
 from django.db.models import Prefetch
 
 from characters.models import Character
+from contests.core.rules.ratings import Rating
 from contests.models import ChatMessage, Contest
-from contests.rules.ratings import Rating
 from contests.selectors import visible_chat
 
 from ..access import ArchiveViewer

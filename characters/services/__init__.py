@@ -1,6 +1,6 @@
 """Every change to a character: `character_<action>(*, ...)` under transaction.atomic.
 
-All rules come from the engine (contests.rules):
+All rules come from the engine (contests.core.rules):
 
 - Creation (`creation.py`; §3, §2.20, R16): a change is written, then the whole sheet is
   checked with `validate_character` (and `check_prose`); a change that brings a new

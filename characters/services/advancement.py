@@ -12,10 +12,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from contests.rules import advancement as rules
-from contests.rules.advancement import AdvanceChoice
-from contests.rules.advancement import Character as RulesCharacter
-from contests.rules.errors import RulesError
+from contests.core.rules import advancement as rules
+from contests.core.rules.advancement import AdvanceChoice
+from contests.core.rules.advancement import Character as RulesCharacter
+from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
 
 from ..models import (

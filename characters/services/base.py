@@ -11,9 +11,9 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db.models import Model
 
 from contests.broadcast import send_to_table_on_commit
-from contests.rules.advancement import Change
-from contests.rules.advancement import Character as RulesCharacter
-from contests.rules.errors import RulesError
+from contests.core.rules.advancement import Change
+from contests.core.rules.advancement import Character as RulesCharacter
+from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
 
 from ..models import (

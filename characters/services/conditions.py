@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from contests.rules.errors import RulesError
-from contests.rules.outcomes import (
+from contests.core.rules.errors import RulesError
+from contests.core.rules.outcomes import (
     apply_benefit,
     apply_consequence,
     contest_of_wherewithal,
@@ -19,8 +19,8 @@ from contests.rules.outcomes import (
     update_abilities,
     wane,
 )
-from contests.rules.simple import DEGREES, describe_level
-from contests.rules.states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State, parse_state
+from contests.core.rules.simple import DEGREES, describe_level
+from contests.core.rules.states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State, parse_state
 from questworlds_site.accounts.models import User
 
 from ..models import (

@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaigns.models import Campaign, Membership, Role
-from contests.rules import advancement as rules
-from contests.rules.creation import flaw_ratings
-from contests.rules.errors import RulesError
+from contests.core.rules import advancement as rules
+from contests.core.rules.creation import flaw_ratings
+from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
 
 from ..models import (

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from contests.rules.creation import validate_sidekick
+from contests.core.rules.creation import validate_sidekick
 from questworlds_site.accounts.models import User
 
 from ..models import Ability, Character, Follower, LedgerEntry, LedgerReason, LedgerStep

@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from contests.rules import advancement as rules
-from contests.rules.errors import RulesError
+from contests.core.rules import advancement as rules
+from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
 
 from ..models import (

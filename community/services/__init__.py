@@ -1,7 +1,7 @@
 """Every change to a community and its resources (§8).
 
 Each service checks who acts (views check first; this is the last line), runs the rule
-through the rules engine's `Community` (contests.rules.community: depletion,
+through the rules engine's `Community` (contests.core.rules.community: depletion,
 fluctuation, crisis tests, bolstering, cementing, the interval's end, plot events),
 stores what the engine changed as `ResourceChange` rows under one `CommunityStep`
 (`base.py`), and broadcasts the re-rendered notation table to the campaign's table once
@@ -21,8 +21,8 @@ has begun, the questionnaire's scores) are `community.selectors`.
 - The interval cycle (`interval.py`; §8.2.4, §8.2.5, §8.3): background events, crisis
   tests (`community_session_start` runs them as a session starts), the interval's end.
 
-Dice: every rolling service takes `roller` (default `contests.rules.d20`); tests pass
-`contests.rules.fixed_rolls(...)`. Rolls are drawn in resource order, each resource's
+Dice: every rolling service takes `roller` (default `contests.core.rules.d20`); tests pass
+`contests.core.rules.fixed_rolls(...)`. Rolls are drawn in resource order, each resource's
 own roll first and then its resistance's.
 """
 

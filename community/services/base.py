@@ -11,10 +11,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from campaigns.access import campaign_role
 from campaigns.models import Campaign, Role, Session
+from contests.core.rules import community as rules
+from contests.core.rules.errors import RulesError
+from contests.core.rules.ratings import Rating
 from contests.models import Contest
-from contests.rules import community as rules
-from contests.rules.errors import RulesError
-from contests.rules.ratings import Rating
 from questworlds_site.accounts.models import User
 
 from ..models import Community, CommunityStep, Resource, ResourceChange

@@ -19,12 +19,12 @@ from campaigns.access import campaign_role
 from campaigns.models import Role
 from characters.models import Ability, AbilityKind, Character
 from characters.selectors import ability_rating, ability_states
-from contests.rules import Roller, d20
-from contests.rules import community as rules
-from contests.rules.errors import RulesError
-from contests.rules.modifiers import Modifier, target_number
-from contests.rules.ratings import normalise_level, resistance
-from contests.rules.simple import simple_contest
+from contests.core.rules import Roller, d20
+from contests.core.rules import community as rules
+from contests.core.rules.errors import RulesError
+from contests.core.rules.modifiers import Modifier, target_number
+from contests.core.rules.ratings import normalise_level, resistance
+from contests.core.rules.simple import simple_contest
 from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community

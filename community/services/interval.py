@@ -10,9 +10,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from campaigns.models import Campaign
-from contests.rules import Roller, d20
-from contests.rules import community as rules
-from contests.rules.errors import RulesError
+from contests.core.rules import Roller, d20
+from contests.core.rules import community as rules
+from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from contests.rules import community as rules
+from contests.core.rules import community as rules
 from questworlds_site.accounts.models import User
 
 from ..live import broadcast_community

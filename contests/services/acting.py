@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from questworlds_site.accounts.models import User
 
+from ..core.rules import IllegalAction, Roller, RulesError, d20
+from ..core.table import Actor, BaseFlow, flow_class, load_flow
 from ..events import checked_payload
 from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
-from ..rules import IllegalAction, Roller, RulesError, d20
-from ..table import Actor, BaseFlow, flow_class, load_flow
 from .common import (
     ROLL_KEYS,
     UNDOABLE,

@@ -12,8 +12,8 @@ from characters.models import Character
 from questworlds_site.accounts.models import User
 from questworlds_site.limits import CHAT_LINE
 
-from ..actions import plain_text_problem
 from ..broadcast import after_commit
+from ..core.actions import plain_text_problem
 from ..live import broadcast_chat
 from ..models import ChatKind, ChatMessage
 

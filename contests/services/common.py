@@ -14,9 +14,9 @@ from community.models import ResourceDraw
 from questworlds_site.accounts.models import User
 
 from ..broadcast import after_commit
+from ..core.table import Actor
 from ..live import broadcast_contest
 from ..models import Contest, ContestEvent
-from ..table import Actor
 
 MAX_KEY_LENGTH = 64
 # Group flows keep every die of an action under "dice".

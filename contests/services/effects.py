@@ -10,9 +10,9 @@ from characters.models import Character, Condition
 from community.services import community_draw_settle
 from questworlds_site.accounts.models import User
 
+from ..core.rules import IllegalAction
+from ..core.table import BaseFlow
 from ..models import Contest, ContestEvent, ContestParticipant
-from ..rules import IllegalAction
-from ..table import BaseFlow
 from .common import ContestError, _approved_draw
 
 

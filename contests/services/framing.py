@@ -14,10 +14,10 @@ from characters.models import Ability, Character, Follower
 from characters.selectors import ability_rating, ability_states
 from questworlds_site.accounts.models import User
 
+from ..core.rules import Rating, RulesError, quick_augment, resistance
+from ..core.table import flow_class
 from ..events import EventType, checked_payload
 from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
-from ..rules import Rating, RulesError, quick_augment, resistance
-from ..table import flow_class
 from .common import (
     ActionResult,
     ContestError,

@@ -14,9 +14,9 @@ from characters.selectors import ability_rating, ability_states
 from community.models import ResourceDraw
 from questworlds_site.accounts.models import User
 
+from ..core.rules import Rating
+from ..core.rules.community import social_penalty_in_force
 from ..models import Contest
-from ..rules import Rating
-from ..rules.community import social_penalty_in_force
 from .common import ContestError
 from .framing import _character_side, _require_in_service, _resistance_side
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django import template
 
 from contests.action_form import render_action_form
-from contests.table import one_on_one
-from contests.table.one_on_one import TACTIC_LABELS
+from contests.core.table import one_on_one
+from contests.core.table.one_on_one import TACTIC_LABELS
 
 register = template.Library()
 

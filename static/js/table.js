@@ -180,7 +180,7 @@
   // one. After the socket (re)connects, its first whole contest reloads the sheet unless
   // the sheet was drawn at that very step (data-sheet-at, the page's first load).
   // The new log entry says whether the step may have changed a sheet (from the action's
-  // declaration, contests/actions/models.py).
+  // declaration, contests/core/actions/models.py).
   const SHEET_UNCHANGED = /data-sheets="kept"/;
   const SHEET_PLAYERS = /id="contest" [^>]*data-sheet-players="([\d ]*)"/;
   const AT = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/;

@@ -18,8 +18,8 @@ from django.db import transaction
 from django.db.models import prefetch_related_objects
 
 from characters import services as character_services
+from contests.core.rules import fixed_rolls
 from contests.models import Contest, ContestEvent, ContestParticipant, ContestStatus
-from contests.rules import fixed_rolls
 from contests.services import contest_act, contest_frame
 
 _keys = itertools.count(1)

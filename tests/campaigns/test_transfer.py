@@ -21,8 +21,8 @@ from characters.models import Ability, Character, Condition, LedgerStep
 from community import services as community_services
 from community.models import AnswerMode, Community, DrawStatus, IntervalRecord, Resource
 from community.selectors import questionnaire_scores
+from contests.core.rules import fixed_rolls
 from contests.models import ChatMessage, Contest, ContestParticipant, ContestStatus
-from contests.rules import fixed_rolls
 from contests.services import chat_post
 
 from .conftest import act, committed_at_once, frame, play_rounds

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from characters import services
 from characters.models import AbilityKind, Character, LedgerStep
-from contests.rules.advancement import AdvanceChoice
+from contests.core.rules.advancement import AdvanceChoice
 
 from .conftest import ability
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from characters import services
 from characters.models import Ability, Character, Follower, LedgerStep
 from characters.selectors import character_export
-from contests.rules.advancement import AdvanceChoice
+from contests.core.rules.advancement import AdvanceChoice
 
 from .conftest import ability
 

@@ -9,7 +9,7 @@ from campaigns import services as campaign_services
 from characters.models import Ability, AbilityKind, Character
 from community import services
 from community.models import Community
-from contests.rules import fixed_rolls
+from contests.core.rules import fixed_rolls
 
 SPREAD = {"Wealth": 32, "Diplomacy": 29, "Magic": 18, "Morale": 18, "Military": 12}
 

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from campaigns import services as campaign_services
 from community import services
 from community.models import CommunityStep, IntervalRecord, StepKind
-from contests.rules import fixed_rolls
+from contests.core.rules import fixed_rolls
 
 from .conftest import columns, resource, start_draw
 

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from campaigns import services as campaign_services
 from community import services
 from community.live import render_notation_table
-from contests.rules import fixed_rolls
+from contests.core.rules import fixed_rolls
 from questworlds_site.asgi import application
 from tests.contests.socket_helpers import receive_until, session_cookie, table_socket
 

@@ -10,7 +10,7 @@ from characters.models import Character
 from community import services
 from community.models import AnswerMode, Community, Resource, StepKind
 from community.selectors import questionnaire_scores
-from contests.rules import fixed_rolls
+from contests.core.rules import fixed_rolls
 
 from .conftest import SPREAD, columns, resource, start_draw
 

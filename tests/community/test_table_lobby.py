@@ -14,7 +14,7 @@ from campaigns import services as campaign_services
 from characters.models import Ability, AbilityKind, Character
 from community import services
 from community.models import Community, ResourceDraw
-from contests.rules import dice
+from contests.core.rules import dice
 from questworlds_site.asgi import application
 from tests.contests.socket_helpers import receive_until, session_cookie, table_socket
 

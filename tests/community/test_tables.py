@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from campaigns import services as campaign_services
 from community import services
 from community.models import CommunityStep, DrawStatus, ResourceChange, StepKind
+from contests.core.rules import fixed_rolls
 from contests.models import Contest
-from contests.rules import fixed_rolls
 
 from .conftest import columns, resource, start_draw
 

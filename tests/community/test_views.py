@@ -9,7 +9,7 @@ from django.urls import reverse
 from campaigns import services as campaign_services
 from community import services
 from community.models import Community, CommunityStep, DrawStatus, StepKind
-from contests.rules import fixed_rolls
+from contests.core.rules import fixed_rolls
 
 from .conftest import columns, resource, start_draw
 

@@ -73,7 +73,7 @@ def test_the_gms_confirm_form_offers_states_with_the_suggestion_chosen(
 
 
 def test_the_gms_modifier_is_a_number_within_the_rules_bounds(table, session, gm, tamsin):
-    """A situational modifier is at most ±40 and ±3 bumps (contests/table/base.py): the
+    """A situational modifier is at most ±40 and ±3 bumps (contests/core/table/base.py): the
     browser is told so, and starts at 0; a resistance's has no bumps to give."""
     contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
     forms = re.findall(

@@ -25,12 +25,12 @@ from pydantic import BaseModel
 from pydantic.functional_validators import PlainValidator
 
 from campaigns.services import campaign_options_update
-from contests import actions
-from contests.actions import ACTIONS, DATA_MODELS, LABELS
-from contests.actions.fields import SERVER_KEYS
+from contests.core import actions
+from contests.core.actions import ACTIONS, DATA_MODELS, LABELS
+from contests.core.actions.fields import SERVER_KEYS
+from contests.core.rules import dice
+from contests.core.table import FLOW_CLASSES
 from contests.models import Contest
-from contests.rules import dice
-from contests.table import FLOW_CLASSES
 
 from .conftest import ability
 
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.django_db
 
 # -- the fields of every action, from the models -----------------------------------------
 
-# What a field's validator says it holds (contests/actions/fields.py).
+# What a field's validator says it holds (contests/core/actions/fields.py).
 NUMBER_KINDS = {"Whole", "_rating"}
 DECIDING_KINDS = NUMBER_KINDS | {"OneOf", "_flag"}
 # Text fields that name a state of adversity or fortune, which sets a penalty (§2.11).
@@ -517,7 +517,7 @@ def test_a_players_rolled_augment_meets_the_campaigns_base_resistance(
 def test_a_players_unrelated_action_is_against_a_moderate_resistance(table, seated, alice, gm):
     """§5.2.2: the GM sets an unrelated action's resistance; a player's form has none
     to pick, and their action is rolled against a moderate one."""
-    from contests.table import load_flow
+    from contests.core.table import load_flow
 
     contest = seated("group_scored")
     flow = load_flow(contest.state)

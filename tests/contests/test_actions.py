@@ -1,4 +1,4 @@
-"""One typed, validated input per table action (contests/actions/), parsed once in
+"""One typed, validated input per table action (contests/core/actions/), parsed once in
 perform() for the HTTP form and the websocket alike."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from contests import actions
+from contests.core import actions
+from contests.core.table import known_actions
 from contests.models import Contest, ContestEvent
-from contests.table import known_actions
 from contests.table_actions import KNOWN_ACTIONS, perform
 
 from .conftest import ability, key

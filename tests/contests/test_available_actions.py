@@ -15,8 +15,8 @@ import random
 
 import pytest
 
-from contests.rules import RulesError, fixed_rolls
-from contests.table import (
+from contests.core.rules import RulesError, fixed_rolls
+from contests.core.table import (
     ActionInput,
     Actor,
     AvailableAction,

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from contests import live
-from contests.table import load_flow
+from contests.core.table import load_flow
 
 from .conftest import ability
 from .test_live_long import frame

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from contests import events
+from contests.core.table import load_flow
 from contests.events import EventContractError, EventType, checked_payload, visible
 from contests.models import ContestEvent
-from contests.table import load_flow
 from contests.table_actions import KNOWN_ACTIONS
 
 from .conftest import ability

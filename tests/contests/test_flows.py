@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from contests.rules import RulesError, fixed_rolls
-from contests.table import Actor, GroupFlow, TableFlow, load_flow
+from contests.core.rules import RulesError, fixed_rolls
+from contests.core.table import Actor, GroupFlow, TableFlow, load_flow
 
 GM = Actor(user_id=1, role="gm")
 ALICE = Actor(user_id=2, role="player", character_ids=frozenset({1}))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from contests.core.table.registry import load_flow
 from contests.live import render_contest
 from contests.services import actor_for
-from contests.table.registry import load_flow
 from tests.table import Table
 
 from .conftest import ability

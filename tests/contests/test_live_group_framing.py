@@ -12,10 +12,10 @@ from channels.db import database_sync_to_async
 from django.http import QueryDict
 from django.urls import reverse
 
-from contests import actions
+from contests.core import actions
+from contests.core.table import load_flow
 from contests.models import Contest, ContestEvent
 from contests.services import ContestError, actor_for
-from contests.table import load_flow
 from contests.table_actions import perform
 from contests.views import _message_from_post
 from tests.table import Table

@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contests import live
-from contests.rules import Result, simple_odds
-from contests.rules.odds import OUTCOME_KEYS, outcome_percentages
-from contests.rules.simple import compare_results
-from contests.table import Actor, GroupFlow, load_flow
+from contests.core.rules import Result, simple_odds
+from contests.core.rules.odds import OUTCOME_KEYS, outcome_percentages
+from contests.core.rules.simple import compare_results
+from contests.core.table import Actor, GroupFlow, load_flow
 
 from .test_live_group import extended, ready, scored
 from .test_live_group_options import river

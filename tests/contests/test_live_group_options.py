@@ -8,7 +8,7 @@ import re
 import pytest
 
 from contests import live
-from contests.table import Actor, load_flow
+from contests.core.table import Actor, load_flow
 from tests.table import Table
 
 from .conftest import ability, key
@@ -527,7 +527,7 @@ def test_a_group_simple_contest_keeps_its_one_resistance(table, session, gm, tam
 def test_the_new_forms_post_through_the_table_view(
     client, campaign, table, session, gm, alice, bob, tamsin, brannoc
 ):
-    """The field names the forms use reach the actions as they expect (contests/actions/)."""
+    """The field names the forms use reach the actions as they expect (contests/core/actions/)."""
     from django.urls import reverse
 
     contest = ready(table, extended(table, tamsin, brannoc), alice, bob, tamsin, brannoc)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from contests.core.table import TableFlow
 from contests.models import ContestStatus
 from contests.services import ContestError
-from contests.table import TableFlow
 
 from .conftest import ability
 
@@ -84,7 +84,7 @@ def test_an_extended_contest_spends_ap_by_bids_until_one_side_is_out(
 
 
 def _gm(gm):
-    from contests.table import Actor
+    from contests.core.table import Actor
 
     return Actor(user_id=gm.pk, role="gm", character_ids=frozenset())
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from community.models import ResourceDraw
 from community.services import community_create, community_draw_start, community_found
-from contests.rules import fixed_rolls
+from contests.core.rules import fixed_rolls
 from contests.services import ContestError
 
 from .conftest import ability
@@ -122,7 +122,7 @@ def test_a_failed_draw_penalises_the_lobbying_ability_for_the_interval(
     table, session, gm, alice, tamsin, wealth
 ):
     """§8.2: on a failed prize the penalty also falls on the character's social ability."""
-    from contests.rules.community import social_penalty
+    from contests.core.rules.community import social_penalty
 
     approved = draw(wealth, alice, tamsin, "ability")
     lost = frame(table, tamsin, approved.pk)

@@ -13,8 +13,8 @@ import re
 import pytest
 
 from characters.models import Character
+from contests.core.table import Actor, load_flow
 from contests.live import render_contest
-from contests.table import Actor, load_flow
 from tests.table import ability
 
 FORM = re.compile(

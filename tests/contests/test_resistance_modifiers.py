@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from contests.table import Actor, load_flow
+from contests.core.table import Actor, load_flow
 
 from .conftest import ability
 

@@ -32,8 +32,8 @@ from channels.db import database_sync_to_async
 from django.db import transaction
 from pydantic import BaseModel
 
-from contests.actions import DATA_MODELS, MAX_DEPTH
-from contests.actions.fields import MAX_ID, MAX_RATING
+from contests.core.actions import DATA_MODELS, MAX_DEPTH
+from contests.core.actions.fields import MAX_ID, MAX_RATING
 from contests.models import ContestEvent, TablePresence
 from contests.table_actions import perform
 from questworlds_site.asgi import application

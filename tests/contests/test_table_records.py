@@ -8,9 +8,9 @@ import uuid
 
 import pytest
 
-from contests.rules import fixed_rolls
+from contests.core.rules import fixed_rolls
+from contests.core.table import Actor, TableFlow
 from contests.services import contest_act, contest_frame
-from contests.table import Actor, TableFlow
 
 GM = Actor(user_id=1, role="gm")
 ALICE = Actor(user_id=2, role="player", character_ids=frozenset({1}))

@@ -16,7 +16,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from contests.actions import DATA_MODELS
+from contests.core.actions import DATA_MODELS
 from contests.models import ContestEvent
 from questworlds_site.asgi import application
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.advancement import (
+from contests.core.rules.advancement import (
     Ability,
     AdvanceChoice,
     CatchUp,
@@ -28,7 +28,7 @@ from contests.rules.advancement import (
     start_session,
     take_catch_up,
 )
-from contests.rules.errors import RulesError
+from contests.core.rules.errors import RulesError
 
 
 def detective(economy="advances", **kwargs):

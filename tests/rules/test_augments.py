@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.augments import (
+from contests.core.rules.augments import (
     AugmentTracker,
     augment_bonus,
     basic_augment_bonus,
@@ -13,8 +13,8 @@ from contests.rules.augments import (
     rolled_augment,
     sum_augments,
 )
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.simple import simple_contest
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.simple import simple_contest
 
 # §2.4.1 Augment Table, row by row: contest outcome (signed level) -> modifier.
 AUGMENT_TABLE = [

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules import SideInput
-from contests.rules.chained import ChainedContest, chained_round_effect, worsen
-from contests.rules.dice import Result, fixed_rolls
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.ratings import Rating
-from contests.rules.simple import simple_contest
-from contests.rules.states import State
+from contests.core.rules import SideInput
+from contests.core.rules.chained import ChainedContest, chained_round_effect, worsen
+from contests.core.rules.dice import Result, fixed_rolls
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.ratings import Rating
+from contests.core.rules.simple import simple_contest
+from contests.core.rules.states import State
 
 C, S, F, X = Result.CRITICAL, Result.SUCCESS, Result.FAILURE, Result.FUMBLE
 WORSE = "worse roll is hurt"

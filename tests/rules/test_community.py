@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.community import (
+from contests.core.rules.community import (
     Community,
     ResourceChange,
     average_rating,
@@ -18,9 +18,9 @@ from contests.rules.community import (
     social_penalty,
     social_penalty_in_force,
 )
-from contests.rules.errors import RulesError
-from contests.rules.ratings import Rating
-from contests.rules.simple import simple_contest
+from contests.core.rules.errors import RulesError
+from contests.core.rules.ratings import Rating
+from contests.core.rules.simple import simple_contest
 
 NAMES = ["Wealth", "Morale", "Diplomacy", "Military", "Magic"]
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.advancement import Ability
-from contests.rules.creation import (
+from contests.core.rules.advancement import Ability
+from contests.core.rules.creation import (
     Flaw,
     Sidekick,
     ability_totals,
@@ -19,7 +19,7 @@ from contests.rules.creation import (
     validate_sidekick,
     word_count,
 )
-from contests.rules.errors import RulesError
+from contests.core.rules.errors import RulesError
 
 
 def messages(problems):

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.dice import Result, check_roll, d20, fixed_rolls, roll_result, rolls_giving
-from contests.rules.errors import RulesError
+from contests.core.rules.dice import Result, check_roll, d20, fixed_rolls, roll_result, rolls_giving
+from contests.core.rules.errors import RulesError
 
 C, S, F, FU = Result.CRITICAL, Result.SUCCESS, Result.FAILURE, Result.FUMBLE
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contests.rules import Modifier, SideInput
-from contests.rules.dice import Result, fixed_rolls
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.extended import (
+from contests.core.rules import Modifier, SideInput
+from contests.core.rules.dice import Result, fixed_rolls
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.extended import (
     ExtendedContest,
     defeat_degree,
     disengagement_transfer,
@@ -21,7 +21,7 @@ from contests.rules.extended import (
     lending_effect,
     starting_ap,
 )
-from contests.rules.states import State
+from contests.core.rules.states import State
 from tests.examples import examples
 
 C, S, F, X = Result.CRITICAL, Result.SUCCESS, Result.FAILURE, Result.FUMBLE

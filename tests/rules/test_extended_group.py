@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.extended_group import DARING_LEVELS, GroupExtendedContest
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.extended_group import DARING_LEVELS, GroupExtendedContest
 from tests.examples import examples
 
 # Rolls for TN 10 against TN 4 to 9 (no masteries), giving each outcome level:

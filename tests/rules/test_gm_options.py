@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules import IllegalAction, Result, State, target_number
-from contests.rules.group_simple import both_fumble_defeat, both_fumbled
-from contests.rules.simple import NO_RELEVANT_ABILITY, compare_results, confusing_tie
-from contests.rules.states import CONSEQUENCE_OF_DEFEAT
+from contests.core.rules import IllegalAction, Result, State, target_number
+from contests.core.rules.group_simple import both_fumble_defeat, both_fumbled
+from contests.core.rules.simple import NO_RELEVANT_ABILITY, compare_results, confusing_tie
+from contests.core.rules.states import CONSEQUENCE_OF_DEFEAT
 
 RESULTS = list(Result)
 CELLS = [(pc, opponent) for pc in RESULTS for opponent in RESULTS]

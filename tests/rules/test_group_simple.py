@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.dice import Result
-from contests.rules.errors import RulesError
-from contests.rules.group_simple import (
+from contests.core.rules.dice import Result
+from contests.core.rules.errors import RulesError
+from contests.core.rules.group_simple import (
     boost_cost,
     boosted_level,
     degree_from_difference,
@@ -14,7 +14,7 @@ from contests.rules.group_simple import (
     outcome_points,
     score_pairing,
 )
-from contests.rules.simple import compare_results, simple_contest
+from contests.core.rules.simple import compare_results, simple_contest
 
 C, S, F, FU = Result.CRITICAL, Result.SUCCESS, Result.FAILURE, Result.FUMBLE
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules import (
+from contests.core.rules import (
     ChainedContest,
     ContestOutcome,
     Modifier,
@@ -24,9 +24,9 @@ from contests.rules import (
     simple_contest,
     simple_outcome,
 )
-from contests.rules.modifiers import stretch
-from contests.rules.scored.tables import round_points
-from contests.rules.simple import DEGREES, bump_with_hero_point, cap_stretched, compare_results
+from contests.core.rules.modifiers import stretch
+from contests.core.rules.scored.tables import round_points
+from contests.core.rules.simple import DEGREES, bump_with_hero_point, cap_stretched, compare_results
 
 STRETCH = stretch()  # §2.12.1: the default -6
 STRETCH_AS_BUMP = stretch("bump")
@@ -375,8 +375,8 @@ EXCHANGE_CELLS = [
 
 @pytest.mark.parametrize(("actor", "defender", "plain", "capped"), EXCHANGE_CELLS)
 def test_a_stretched_sides_big_exchange_wins_count_as_one_step(actor, defender, plain, capped):
-    from contests.rules.extended.rolls import SideRoll, stretch_capped_results
-    from contests.rules.extended.tables import exchange_effect
+    from contests.core.rules.extended.rolls import SideRoll, stretch_capped_results
+    from contests.core.rules.extended.tables import exchange_effect
 
     rolled = (actor, defender)
     for stretched, expected in ((False, plain), (True, capped)):
@@ -392,7 +392,7 @@ def test_a_stretched_sides_big_exchange_wins_count_as_one_step(actor, defender, 
 
 
 def test_a_stretched_pc_in_a_group_extended_contest_wins_by_one_step():
-    from contests.rules import GroupExtendedContest
+    from contests.core.rules import GroupExtendedContest
 
     def game(stretched):
         aria = {"name": "Aria", "side": "heroes", "pc": True, "rating": 10}
@@ -411,7 +411,7 @@ def test_a_stretched_pc_in_a_group_extended_contest_wins_by_one_step():
 
 
 def test_a_resistance_takes_no_stretch_in_a_group_contest():
-    from contests.rules import GroupExtendedContest, GroupScoredContest
+    from contests.core.rules import GroupExtendedContest, GroupScoredContest
 
     with pytest.raises(RulesError, match="resistance"):
         GroupExtendedContest(
@@ -430,7 +430,7 @@ def test_a_resistance_takes_no_stretch_in_a_group_contest():
 
 
 def test_a_stretched_pairing_round_of_a_group_scored_contest_scores_a_minor_victorys_rp():
-    from contests.rules import GroupScoredContest
+    from contests.core.rules import GroupScoredContest
 
     def points(stretched):
         asha = {"name": "Asha", "side": "pc", "rating": 10, "stretched": stretched}
@@ -524,7 +524,7 @@ def test_property_three_steps_play_the_same_round_as_play_round(pc, opponent, ro
 
 
 def test_a_group_scored_contest_gives_its_outcome_per_participant():
-    from contests.rules import GroupScoredContest
+    from contests.core.rules import GroupScoredContest
 
     contest = GroupScoredContest(
         participants=[
@@ -543,7 +543,7 @@ def test_a_group_scored_contest_gives_its_outcome_per_participant():
 
 
 def test_a_group_extended_contest_gives_its_outcome_per_participant():
-    from contests.rules import GroupExtendedContest
+    from contests.core.rules import GroupExtendedContest
 
     contest = GroupExtendedContest(
         participants=[
@@ -572,7 +572,7 @@ def test_a_group_extended_contest_gives_its_outcome_per_participant():
 
 
 def test_an_extended_exchange_takes_its_hero_points_after_the_roll():
-    from contests.rules import ExtendedContest
+    from contests.core.rules import ExtendedContest
 
     contest = ExtendedContest(pc=14, opponent=14)
     assert contest.roll(actor="pc", actor_roll=16, defender_roll=5).describe == "minor defeat"
@@ -593,7 +593,7 @@ def test_an_extended_exchange_takes_its_hero_points_after_the_roll():
 
 
 def test_the_held_roll_refuses_what_the_rules_forbid():
-    from contests.rules import ExtendedContest
+    from contests.core.rules import ExtendedContest
 
     contest = ExtendedContest(pc=14, opponent=14)
     with pytest.raises(RulesError, match="hero points come after the roll"):
@@ -611,7 +611,7 @@ def test_the_held_roll_refuses_what_the_rules_forbid():
     )
 )
 def test_property_a_held_exchange_plays_as_the_one_step_exchange(rounds):
-    from contests.rules import ExtendedContest
+    from contests.core.rules import ExtendedContest
 
     held, direct = ExtendedContest(pc=15, opponent=14), ExtendedContest(pc=15, opponent=14)
     for actor_roll, defender_roll, spend in rounds:
@@ -645,7 +645,7 @@ def test_property_a_held_exchange_plays_as_the_one_step_exchange(rounds):
 
 
 def _pairing_contest():
-    from contests.rules import GroupScoredContest
+    from contests.core.rules import GroupScoredContest
 
     return GroupScoredContest(
         participants=[
@@ -658,7 +658,7 @@ def _pairing_contest():
 
 
 def _melee():
-    from contests.rules import GroupExtendedContest
+    from contests.core.rules import GroupExtendedContest
 
     contest = GroupExtendedContest(
         participants=[
@@ -807,7 +807,7 @@ def test_property_a_held_group_exchange_plays_as_act(rounds):
     ],
 )
 def test_a_group_participants_lasting_effects_reach_both_group_machines(lasting, tn, bumps, capped):
-    from contests.rules import GroupExtendedContest, GroupScoredContest
+    from contests.core.rules import GroupExtendedContest, GroupScoredContest
 
     scored = GroupScoredContest(
         participants=[
@@ -840,7 +840,7 @@ def test_a_group_participants_lasting_bump_raises_every_roll():
     """R18.5: a lasting bump (heroic) raises each pairing round's result: a failure
     (16 against 14) becomes a success every round, beating the Troll's failure (15):
     a minor victory, 2 RP a round (§5.1.1)."""
-    from contests.rules import GroupScoredContest
+    from contests.core.rules import GroupScoredContest
 
     contest = GroupScoredContest(
         participants=[
@@ -857,7 +857,7 @@ def test_a_group_participants_lasting_bump_raises_every_roll():
 
 @pytest.mark.parametrize("lasting", [{"modifiers": [3]}, {"states": ["hurt"]}])
 def test_a_group_resistance_takes_no_lasting_lines_or_states_r2_r18_3(lasting):
-    from contests.rules import GroupExtendedContest, GroupScoredContest
+    from contests.core.rules import GroupExtendedContest, GroupScoredContest
 
     with pytest.raises(RulesError, match="Troll is a resistance"):
         GroupScoredContest(

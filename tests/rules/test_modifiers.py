@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.augments import AugmentTracker
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.modifiers import (
+from contests.core.rules.augments import AugmentTracker
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.modifiers import (
     Modifier,
     adjust_resistance,
     combined_rating,
@@ -18,9 +18,9 @@ from contests.rules.modifiers import (
     stretch,
     target_number,
 )
-from contests.rules.ratings import Rating
-from contests.rules.simple import simple_contest
-from contests.rules.states import State
+from contests.core.rules.ratings import Rating
+from contests.core.rules.simple import simple_contest
+from contests.core.rules.states import State
 
 
 @pytest.mark.parametrize(("penalty", "value"), [(3, -3), (6, -6), (9, -9), (-6, -6), (-9, -9)])

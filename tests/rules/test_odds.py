@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import odds as bench_odds
-from contests.rules.augments import AUGMENT_BONUS_BY_LEVEL
-from contests.rules.dice import Result
-from contests.rules.errors import RulesError
-from contests.rules.odds import (
+from contests.core.rules.augments import AUGMENT_BONUS_BY_LEVEL
+from contests.core.rules.dice import Result
+from contests.core.rules.errors import RulesError
+from contests.core.rules.odds import (
     OUTCOME_KEYS,
     augment_odds,
     clear_odds_cache,
@@ -22,7 +22,7 @@ from contests.rules.odds import (
     simple_odds,
     victory_chance,
 )
-from contests.rules.simple import bump_with_hero_point, simple_contest
+from contests.core.rules.simple import bump_with_hero_point, simple_contest
 from tests.examples import examples
 
 ALL_KEYS = {

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.outcomes import (
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.outcomes import (
     PYRRHIC_VICTORY_BUMPS,
     apply_benefit,
     apply_consequence,
@@ -28,9 +28,9 @@ from contests.rules.outcomes import (
     update_abilities,
     wane,
 )
-from contests.rules.ratings import Rating
-from contests.rules.simple import simple_contest
-from contests.rules.states import State
+from contests.core.rules.ratings import Rating
+from contests.core.rules.simple import simple_contest
+from contests.core.rules.states import State
 
 HURT, IMPAIRED, INJURED, DYING, DEAD = (
     State.HURT,
@@ -391,7 +391,7 @@ def test_escalation_only_into_scored_or_chained():
     + [(level, False, False) for level in (-1, -2, -3, -4)],
 )
 def test_a_contest_of_wherewithal_rouses_on_any_victory_2_11_1_5(level, roused, may_waive):
-    from contests.rules.outcomes import contest_of_wherewithal
+    from contests.core.rules.outcomes import contest_of_wherewithal
 
     result = contest_of_wherewithal(level)
     assert (result.roused, result.bump_down, result.may_waive) == (roused, roused, may_waive)

@@ -1,4 +1,4 @@
-"""The public API of `contests.rules`, exactly as issue 3 names it (a contract).
+"""The public API of `contests.core.rules`, exactly as issue 3 names it (a contract).
 
 Expected values come from the SRD and RULINGS.md, not from the code under test.
 """
@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from contests.rules import (
+from contests.core.rules import (
     ExtendedContest,
     Outcome,
     Rating,

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.errors import RulesError
-from contests.rules.ratings import RESISTANCE_LEVELS, Rating, resistance
+from contests.core.rules.errors import RulesError
+from contests.core.rules.ratings import RESISTANCE_LEVELS, Rating, resistance
 
 
 @pytest.mark.parametrize(

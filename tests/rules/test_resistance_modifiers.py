@@ -8,10 +8,10 @@ import copy
 
 import pytest
 
-from contests.rules import SideInput
-from contests.rules.chained import ChainedContest
-from contests.rules.errors import RulesError
-from contests.rules.scored import ScoredContest
+from contests.core.rules import SideInput
+from contests.core.rules.chained import ChainedContest
+from contests.core.rules.errors import RulesError
+from contests.core.rules.scored import ScoredContest
 
 from .test_scored_group import two_on_two
 

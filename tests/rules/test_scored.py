@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contests.rules import SideInput
-from contests.rules.dice import Result
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.ratings import Rating
-from contests.rules.scored import (
+from contests.core.rules import SideInput
+from contests.core.rules.dice import Result
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.ratings import Rating
+from contests.core.rules.scored import (
     TACTICS,
     ScoredContest,
     assist_resistance,
@@ -35,7 +35,7 @@ from contests.rules.scored import (
     score_round,
     victory_level,
 )
-from contests.rules.simple import compare_results, simple_contest
+from contests.core.rules.simple import compare_results, simple_contest
 from tests.examples import examples
 
 CRIT, SUCC, FAIL, FUMB = 1, 5, 15, 20
@@ -835,7 +835,7 @@ def test_state_is_json_and_names_everything():
 
 
 def test_roll_round_records_the_rolled_numbers():
-    from contests.rules.dice import fixed_rolls
+    from contests.core.rules.dice import fixed_rolls
 
     machine = contest()
     machine.roll_round(roller=fixed_rolls(SUCC, FAIL), pc_tactic="risky_gambit")

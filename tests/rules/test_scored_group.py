@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.scored import TACTICS, ScoredContest
-from contests.rules.scored_group import GroupScoredContest
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.scored import TACTICS, ScoredContest
+from contests.core.rules.scored_group import GroupScoredContest
 from tests.examples import examples
 
 CRIT, SUCC, FAIL, FUMB = 1, 5, 15, 20
@@ -968,7 +968,7 @@ def test_state_is_json():
 
 
 def test_roll_round_records_rolls():
-    from contests.rules.dice import fixed_rolls
+    from contests.core.rules.dice import fixed_rolls
 
     machine = two_on_two()
     machine.roll_round(pairing=1, roller=fixed_rolls(SUCC, FAIL))

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contests.rules.dice import Result
-from contests.rules.errors import IllegalAction, RulesError
-from contests.rules.ratings import Rating
-from contests.rules.simple import (
+from contests.core.rules.dice import Result
+from contests.core.rules.errors import IllegalAction, RulesError
+from contests.core.rules.ratings import Rating
+from contests.core.rules.simple import (
     Outcome,
     apply_bumps,
     bump_with_hero_point,

@@ -10,8 +10,8 @@ from django.urls.exceptions import Resolver404
 
 from campaigns.forms import InvitationForm
 from characters.forms import parse_rating
-from contests.rules import Rating
-from contests.rules.errors import RulesError
+from contests.core.rules import Rating
+from contests.core.rules.errors import RulesError
 from questworlds_site import inputs
 
 # What int() reads as a number, or str.isdigit() calls a digit, and a person never types.

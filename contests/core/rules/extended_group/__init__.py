@@ -15,7 +15,7 @@ The modules, each importing only from those above it:
 - `rounds.py`: `GroupExtendedRounds`, the actions of a round;
 - `contest.py`: `GroupExtendedContest`, the free actions.
 
-Every public name is importable from `contests.rules.extended_group` itself.
+Every public name is importable from `contests.core.rules.extended_group` itself.
 """
 
 from .contest import GroupExtendedContest

@@ -310,7 +310,7 @@ def hero_point_effect(outcome: Outcome) -> str | None:
     """What spending a hero point would do to this outcome, in words for the UI
     (§2.3.5.5); None when no hero point can be spent (a critical, or already spent).
 
-    >>> from contests.rules.simple import simple_contest
+    >>> from contests.core.rules.simple import simple_contest
     >>> hero_point_effect(simple_contest(8, 9, 14, 9))
     'turns a minor defeat into a tie'
     >>> hero_point_effect(simple_contest(14, 9, 14, 9))

@@ -17,7 +17,7 @@ The modules, each importing only from those above it:
 - `rounds.py`: one round, shared with the group contest;
 - `contest.py`: `ScoredContest`.
 
-Every public name is importable from `contests.rules.scored` itself.
+Every public name is importable from `contests.core.rules.scored` itself.
 """
 
 from ..simple import SIDES, Side

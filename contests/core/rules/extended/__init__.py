@@ -18,7 +18,7 @@ The modules, each importing only from those above it:
 - `state.py`: `ExtendedContestBase`, the one-on-one contest's setup and state;
 - `contest.py`: `ExtendedContest`, its actions.
 
-Every public name is importable from `contests.rules.extended` itself.
+Every public name is importable from `contests.core.rules.extended` itself.
 """
 
 from ..simple import SIDES, Side

@@ -18,7 +18,7 @@ The modules, each importing only from those above it:
 - `pairings.py`: `GroupScoredPairings`, the rules and actions of the pairings;
 - `contest.py`: `GroupScoredContest`, the actions outside the pairings.
 
-Every public name is importable from `contests.rules.scored_group` itself.
+Every public name is importable from `contests.core.rules.scored_group` itself.
 """
 
 from .contest import GroupScoredContest

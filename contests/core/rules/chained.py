@@ -438,7 +438,7 @@ class ChainedContest(HoldsRolls, ContestMachine):
         the table as they stand, augments and bumps included) or its two rolls (the
         round is replayed at the chained contest's ratings).
 
-        >>> from contests.rules.simple import simple_contest
+        >>> from contests.core.rules.simple import simple_contest
         >>> outcome = simple_contest(Rating(15), 4, Rating(14), 17)
         >>> contest = ChainedContest.escalate(outcome, pc="15", opponent="14")
         >>> contest.state()["opponent_state"], len(contest.rounds)

@@ -471,7 +471,7 @@ def escalation_first_round(outcome: Outcome, *, into: str = "scored") -> dict[st
     the first round of a scored (or chained) contest. Returns a JSON-able record that
     the long contest's machine takes as its already-played first round.
 
-    >>> from contests.rules.simple import simple_contest
+    >>> from contests.core.rules.simple import simple_contest
     >>> first = escalation_first_round(simple_contest(14, 9, 14, 5))
     >>> first["into"], first["round"]["describe"]
     ('scored', 'marginal victory')

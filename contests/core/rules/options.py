@@ -17,7 +17,7 @@ class RulesOptions:
     >>> RulesOptions(better_roll="middle")
     Traceback (most recent call last):
     ...
-    contests.rules.errors.RulesError: better_roll must be one of 'high', 'low', not 'middle'
+    contests.core.rules.errors.RulesError: better_roll must be one of 'high', 'low', not 'middle'
     """
 
     base_resistance: int = 14  # R2

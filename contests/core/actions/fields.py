@@ -10,8 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic.functional_validators import PlainValidator
 from pydantic_core import PydanticCustomError
 
-from questworlds_site import inputs
-
+from .. import numbers
 from ..rules.errors import RulesError
 from ..rules.ratings import RESISTANCE_LEVELS, Rating, normalise_level
 from ..table.base import MAX_TEXT, SIDES
@@ -22,7 +21,7 @@ from ..table.one_on_one import KINDS
 
 MAX_DEPTH = 5  # message -> data -> participants -> row -> a row's value
 MAX_SIZE = 16_384  # characters of text and digits, and one per value, in a whole message
-MAX_ID = inputs.MAX_ID  # a database id (PostgreSQL integer)
+MAX_ID = numbers.MAX_ID  # a database id (PostgreSQL integer)
 MAX_RATING = 999  # a rating's total (19M49)
 MAX_ROWS = 100
 MAX_KEY_LENGTH = 64
@@ -73,8 +72,8 @@ def Whole(minimum: int, maximum: int) -> PlainValidator:  # noqa: N802 - named a
 
     def check(value: Any, info: Any) -> int:
         if isinstance(value, str) and _form(info):
-            digits = inputs.whole(
-                value, minimum=None, maximum=10**inputs.DIGITS, signed=minimum < 0
+            digits = numbers.whole(
+                value, minimum=None, maximum=10**numbers.DIGITS, signed=minimum < 0
             )
             value = value if digits is None else digits
         if isinstance(value, bool) or not isinstance(value, int):

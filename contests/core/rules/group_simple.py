@@ -67,7 +67,7 @@ class PairingScore:
 def score_pairing(outcome: Outcome) -> PairingScore:
     """Score one pairing's simple contest outcome (§4.2.1, R7).
 
-    >>> from contests.rules.simple import simple_contest
+    >>> from contests.core.rules.simple import simple_contest
     >>> score = score_pairing(simple_contest(14, 3, 14, 17))
     >>> score.winner, score.points
     ('pc', 2)
@@ -171,7 +171,7 @@ def group_simple_contest(outcomes: Iterable[Outcome], *, boost: int = 0) -> Grou
     The side with more outcome points wins; equal totals tie; the degree comes from the
     difference. `boost` is what the PCs bought before rolling (0, 1 or 2).
 
-    >>> from contests.rules.simple import simple_contest
+    >>> from contests.core.rules.simple import simple_contest
     >>> pairings = [
     ...     simple_contest(14, 3, 14, 17),  # success v failure: PC scores 2
     ...     simple_contest(12, 15, 14, 4),  # failure v success: opponent scores 2

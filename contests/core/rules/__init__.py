@@ -2,8 +2,8 @@
 
 Every rule the app uses lives here; section marks (`§5.3.1`) refer to
 `questworlds-srd-2.2.txt`, and RULINGS.md settles its gaps (R1-R18). The names below
-are the public API; each module also has its own helpers (`contests.rules.scored`, ...).
-Hero points and advancement are one API of their own, `contests.rules.advancement`
+are the public API; each module also has its own helpers (`contests.core.rules.scored`, ...).
+Hero points and advancement are one API of their own, `contests.core.rules.advancement`
 (every name of it importable from there): its `spend_hero_point` pays a hero point from
 a character, while `bump_with_hero_point` raises a rolled result with one (§2.3.5.5).
 """

@@ -21,7 +21,7 @@ The modules, each importing only from those above it:
 - `sessions.py`: starting and ending sessions, awarding and spending hero points;
 - `improvements.py`: advances, catch-ups, directed improvements and classic purchases.
 
-Every public name is importable from `contests.rules.advancement` itself.
+Every public name is importable from `contests.core.rules.advancement` itself.
 """
 
 from .character import (
