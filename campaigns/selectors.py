@@ -21,7 +21,7 @@ from django.http import Http404
 
 from characters.models import Ability, Character, Condition
 from contests.core.rules.simple import describe_level
-from contests.events import EventType, visible
+from contests.events import EVENT_WORDS, visible
 from contests.models import ChatMessage, Contest, ContestEvent, ContestKind, ContestParticipant
 from contests.selectors import chat_lines
 from questworlds_site import inputs
@@ -264,8 +264,8 @@ class ArchivedEvent:
     @property
     def label(self) -> str:
         """The event type in words ("apply_consequences" -> "Confirmed the consequences")."""
-        if self.type in EventType.values:
-            return EventType(self.type).label.capitalize()
+        if self.type in EVENT_WORDS:
+            return EVENT_WORDS[self.type].capitalize()
         return self.type.replace("_", " ").capitalize()
 
 

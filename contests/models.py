@@ -11,7 +11,7 @@ from django.utils.crypto import salted_hmac
 
 from questworlds_site.limits import CHAT_LINE, NOTES, text_limit
 
-from .events import EventType
+from .events import event_choices
 
 
 class ContestKind(models.TextChoices):
@@ -119,7 +119,7 @@ class ContestEvent(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    type = models.CharField(max_length=40, choices=EventType.choices)
+    type = models.CharField(max_length=40, choices=event_choices)
     # Shaped by `type` (contests/events.py), checked where events are written.
     payload = models.JSONField(default=dict)
     idempotency_key = models.CharField(max_length=64)

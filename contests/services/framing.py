@@ -16,7 +16,7 @@ from questworlds_site.accounts.models import User
 
 from ..core.rules import Rating, RulesError, quick_augment, resistance
 from ..core.table import flow_class
-from ..events import EventType, checked_payload
+from ..events import FRAMED, checked_payload
 from ..models import Contest, ContestEvent, ContestParticipant, ContestStatus
 from .common import (
     ActionResult,
@@ -381,8 +381,8 @@ def contest_frame(
         contest=contest,
         seq=1,
         actor=user,
-        type=EventType.FRAMED,
-        payload=checked_payload(EventType.FRAMED, {"summary": summary, "data": framing}),
+        type=FRAMED,
+        payload=checked_payload(FRAMED, {"summary": summary, "data": framing}),
         idempotency_key=key,
     )
     _emit(contest, event)

@@ -32,7 +32,16 @@ from .fields import (
     ActionInputError,
     plain_text_problem,
 )
-from .models import ACTION_ADAPTER, ACTIONS, DATA_MODELS, MESSAGE_MODELS, SHEETS_KEPT, Message
+from .models import (
+    ACTION_ADAPTER,
+    ACTIONS,
+    DATA_MODELS,
+    DECLARED,
+    MESSAGE_MODELS,
+    SHEETS_KEPT,
+    Declared,
+    Message,
+)
 from .readable import LABELS, label_for, readable
 
 __all__ = [
@@ -40,6 +49,7 @@ __all__ = [
     "ACTION_ADAPTER",
     "CONTEST_KINDS",
     "DATA_MODELS",
+    "DECLARED",
     "LABELS",
     "MAX_DEPTH",
     "MAX_SIZE",
@@ -47,6 +57,7 @@ __all__ = [
     "SHEETS_KEPT",
     "STAKES",
     "ActionInputError",
+    "Declared",
     "Message",
     "check_bounds",
     "data_of",

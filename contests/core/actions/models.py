@@ -334,55 +334,63 @@ class FinalAction(SheetChoice):
 @dataclass(frozen=True)
 class Declared:
     """What the table knows of an action from its declaration: its name, its typed data,
+    the words the log and the archive use for the event it writes ("chose an ability"),
     and whether doing it can change a character sheet (hero points, states, the ability
     a player is asked to pick); the browsers reload a player's sheet only after those
-    (the log entry's `data-sheets`, static/js/table.js)."""
+    (the log entry's `data-sheets`, static/js/table.js). `event`: the event type it
+    writes, when not its name (the framing's "framed", an undo's "undone")."""
 
     name: str
     data: type[Data]
+    logged: str
     sheets: bool = True
+    event_type: str = ""
+
+    @property
+    def event(self) -> str:
+        return self.event_type or self.name
 
 
 DECLARED: tuple[Declared, ...] = (
-    Declared("frame", Frame),
-    Declared("undo", Nothing),
-    Declared("choose_ability", ChooseAbility),
-    Declared("set_tactic", SetTactic, sheets=False),
-    Declared("augment", Augment, sheets=False),
-    Declared("modifier", Modifier, sheets=False),
-    Declared("remove_modifier", RemoveModifier, sheets=False),
-    Declared("enter_roll", EnterRoll, sheets=False),
-    Declared("roll", Nothing, sheets=False),
-    Declared("reveal", Nothing, sheets=False),
-    Declared("hero_point", HeroPoint),
-    Declared("resolve", Resolve, sheets=False),
-    Declared("apply_consequences", ApplyConsequences),
-    Declared("narrate", Narrate, sheets=False),
-    Declared("automatic_victory", Nothing),
-    Declared("pyrrhic", Nothing),
-    Declared("escalate", Escalate),
-    Declared("confusing_tie", ConfusingTie),
-    Declared("both_fumble", BothFumble),
-    Declared("no_relevant_ability", NoRelevantAbility),
-    Declared("bid", Bid, sheets=False),
-    Declared("parting_shot", PartingShot),
-    Declared("unrelated_action", UnrelatedAction),
-    Declared("disengage", Disengage),
-    Declared("gift", Gift),
-    Declared("boost", Boost),
-    Declared("engage", Engage),
-    Declared("play_round", PlayRound),
-    Declared("assist", Assist),
-    Declared("remove_follower", RemoveFollower),
-    Declared("shift_points", ShiftPoints),
-    Declared("join", Join),
-    Declared("switch_ability", SwitchAbility),
-    Declared("declare", Declare, sheets=False),
-    Declared("delay", Delay, sheets=False),
-    Declared("act", Act, sheets=False),
-    Declared("rejoin", Rejoin),
-    Declared("lend", Lend),
-    Declared("final_action", FinalAction),
+    Declared("frame", Frame, "framed the contest", event_type="framed"),
+    Declared("undo", Nothing, "undid an action", event_type="undone"),
+    Declared("choose_ability", ChooseAbility, "chose an ability"),
+    Declared("set_tactic", SetTactic, "chose a tactic", sheets=False),
+    Declared("augment", Augment, "augmented", sheets=False),
+    Declared("modifier", Modifier, "added a modifier", sheets=False),
+    Declared("remove_modifier", RemoveModifier, "removed a modifier", sheets=False),
+    Declared("enter_roll", EnterRoll, "entered a roll", sheets=False),
+    Declared("roll", Nothing, "rolled", sheets=False),
+    Declared("reveal", Nothing, "revealed a roll", sheets=False),
+    Declared("hero_point", HeroPoint, "spent a hero point"),
+    Declared("resolve", Resolve, "resolved the roll", sheets=False),
+    Declared("apply_consequences", ApplyConsequences, "confirmed the consequences"),
+    Declared("narrate", Narrate, "narrated", sheets=False),
+    Declared("automatic_victory", Nothing, "took an automatic victory"),
+    Declared("pyrrhic", Nothing, "fought for a pyrrhic victory"),
+    Declared("escalate", Escalate, "escalated the contest"),
+    Declared("confusing_tie", ConfusingTie, "ruled the tie a marginal victory"),
+    Declared("both_fumble", BothFumble, "ruled a double fumble a marginal defeat"),
+    Declared("no_relevant_ability", NoRelevantAbility, "ruled there is no relevant ability"),
+    Declared("bid", Bid, "bid", sheets=False),
+    Declared("parting_shot", PartingShot, "took a parting shot"),
+    Declared("unrelated_action", UnrelatedAction, "took an unrelated action"),
+    Declared("disengage", Disengage, "tried to disengage"),
+    Declared("gift", Gift, "gave advantage points"),
+    Declared("boost", Boost, "boosted"),
+    Declared("engage", Engage, "engaged an opponent"),
+    Declared("play_round", PlayRound, "played a round"),
+    Declared("assist", Assist, "assisted"),
+    Declared("remove_follower", RemoveFollower, "removed a follower"),
+    Declared("shift_points", ShiftPoints, "shifted points"),
+    Declared("join", Join, "joined the contest"),
+    Declared("switch_ability", SwitchAbility, "switched ability"),
+    Declared("declare", Declare, "declared an action", sheets=False),
+    Declared("delay", Delay, "delayed", sheets=False),
+    Declared("act", Act, "acted", sheets=False),
+    Declared("rejoin", Rejoin, "rejoined the contest"),
+    Declared("lend", Lend, "lent advantage points"),
+    Declared("final_action", FinalAction, "took a final action"),
 )
 DATA_MODELS: dict[str, type[Data]] = {action.name: action.data for action in DECLARED}
 # The actions that change no sheet; any other step (and an event that is no action,
