@@ -23,12 +23,11 @@ from .action_form import option_tags
 from .audience import contest_view, header
 from .broadcast import send_to_table_sync
 from .choices import FRAME_CHOICES
-from .core.actions import SHEETS_KEPT
+from .core.actions import DECLARED_BY_NAME, SHEETS_KEPT, Pick, Place
 from .core.rules import ADVERSITY, FORTUNE, RulesError
 from .core.rules.odds import outcome_percentages
 from .core.table import SIDES, BaseFlow, GroupFlow, load_flow
 from .core.table.base import ActionInput, Actor, AvailableAction
-from .core.table.extended import ExtendedFlow
 from .core.table.long import LongFlow
 from .events import visible
 from .models import ChatKind, ChatMessage, Contest, ContestEvent, ContestStatus
@@ -208,11 +207,6 @@ def _audience_controls(
     return cache[audience]
 
 
-# Actions a side's own panel shows, one form per side they may name (the side fixed).
-PER_SIDE = {"choose_ability", "set_tactic", "enter_roll", "hero_point", "unrelated_action"}
-PER_SIDE |= {"disengage"}
-
-
 @dataclass
 class Control:
     """One form on the contest panel: an available action, for one player's browser
@@ -305,9 +299,6 @@ def _controls(
 
 # -- whose move it is -----------------------------------------------------------------
 
-# Choices that do not hold the table up but are gone once the GM goes on: in the bar too.
-IN_BAR = {"hero_point"}
-
 
 @dataclass(frozen=True)
 class Move:
@@ -327,7 +318,7 @@ def _needs(flow: BaseFlow, control: Control) -> bool:
     that has neither an ability nor a rating (an NPC framed with a rating is ready)."""
     if control.action.primary:
         return True
-    if control.name != "choose_ability":
+    if DECLARED_BY_NAME[control.name].pick is not Pick.ABILITY:
         return False
     record = _holder_record(flow, control)
     return record is not None and not record.get("ability") and record.get("rating") is None
@@ -384,7 +375,9 @@ def moves(flow: BaseFlow, controls: list[Control]) -> list[Move]:
         if control.for_user is None and _players_own(flow, control):
             continue  # the GM may act for a player's character; the move is the player's
         needed = _needs(flow, control)
-        if not needed and control.name not in IN_BAR:
+        # Choices that do not hold the table up but are gone once the GM goes on (a hero
+        # point on a roll) are in the bar too.
+        if not needed and not DECLARED_BY_NAME[control.name].in_bar:
             continue
         control.needed, control.in_bar = needed, True
         named = _named(flow, control)
@@ -425,11 +418,10 @@ def _group_control(
         if picked is not None and len(picked.choices) == 1:
             name = picked.choices[0].value
     if name is None:
-        if control.name == "reveal":
-            control.text = "Reveal my roll"
         return [control]
     row = rows.get(name)
-    if control.name == "remove_modifier":
+    declared = DECLARED_BY_NAME[control.name]
+    if declared.place is Place.EACH_LINE:
         # Not under the participant: the GM's general controls, one button a line.
         index = control.action.input("index")
         lines = (row or {}).get("modifiers") or []
@@ -448,10 +440,10 @@ def _group_control(
                 )
             )
         return out
-    if control.name == "hero_point":  # under the pending roll
-        control.text = f"{name}: spend a hero point to raise the result a step"
+    if declared.in_bar:  # a hero point: under the pending roll, naming whose
+        control.text = f"{name}: {control.action.label[:1].lower()}{control.action.label[1:]}"
         return [control]
-    if control.name in ("modifier", "augment", "gift", "join", "engage", "rejoin"):
+    if declared.place is Place.GENERAL:
         return [control]
     control.side, control.row = name, row
     sheet = [
@@ -460,31 +452,17 @@ def _group_control(
     ]
     # A row played by a character, whose sheet the pickers offer.
     played = row if row is not None and row.get("character_id") is not None else None
-    if control.name == "choose_ability" and played is not None:
+    if declared.pick is Pick.ABILITY and played is not None:
         chosen = [a["ability_id"] for a in played["sheet"] if a["name"] == played.get("ability")]
         _ability_picker(control, sheet, chosen, played["character_id"] in as_you_go)
-    elif control.name == "switch_ability" and played is not None:
+    elif declared.pick is Pick.SWITCH and played is not None:
         control.sheet_name, control.sheet_label, control.sheet = "ability_id", "To", sheet
         control.inputs = tuple(i for i in control.inputs if i.name not in ("ability", "rating"))
-    elif control.name == "final_action" and played is not None:
+    elif declared.pick is Pick.FINAL and played is not None:
         control.sheet_name, control.sheet_label = "ability_id", "With"
         others = [(v, label) for v, label in sheet if not label.startswith(f"{played['ability']} ")]
         control.sheet = [("", played.get("ability") or "the same ability"), *others]
     return [control]
-
-
-def _placed_under(flow: BaseFlow, name: str) -> str | None:
-    """The side whose panel shows a one-on-one action that names no side: the pyrrhic
-    victory the PC's, a bid the side whose turn it is, a parting shot the shooter's."""
-    if name == "pyrrhic":
-        return "pc"
-    if not isinstance(flow, ExtendedFlow):  # the one-on-one flow of bids and parting shots
-        return None
-    if name == "bid":
-        return flow.turn
-    if name == "parting_shot":
-        return flow.parting_shot_by
-    return None
 
 
 NEW_ABILITY_CHOICE = ("", "— new ability (as you go) —")
@@ -524,21 +502,21 @@ def _expand(
     sheets = {s["key"]: s for s in shared["sides"]}
     helpers = {h["character"].pk: h for h in shared["helpers"]}
     rest = tuple(i for i in action.inputs if i.name != key)
-    placed = _placed_under(flow, name) if key == "side" else None
-    if placed is not None:
-        return [Control(action, user_id, placed, {}, action.inputs)]
-    if name in PER_SIDE and holder is not None:
+    declared = DECLARED_BY_NAME[name]
+    if declared.place is Place.FLOW and key == "side" and action.under is not None:
+        return [Control(action, user_id, action.under, {}, action.inputs)]
+    if declared.place is Place.HOLDER and holder is not None:
         out = []
         for option in holder.choices:
             control = Control(action, user_id, option.value, {key: option.value}, rest)
             side = sheets.get(option.value, {})
-            if name == "choose_ability" and side.get("character_id"):
+            if declared.pick is Pick.ABILITY and side.get("character_id"):
                 chosen = [a.id for a in side["sheet"] if a.name == side.get("ability")]
                 made_as_you_go = side["character_id"] in shared.get("as_you_go", set())
                 _ability_picker(control, _sheet_choices(side["sheet"]), chosen, made_as_you_go)
             out.append(control)
         return out
-    if name == "augment" and action.input("rating") is not None:
+    if declared.pick is Pick.HELPER and action.input("rating") is not None:
         sheet_only = ("helper_character_id", "helper", "ability", "rating")
         shown = tuple(i for i in action.inputs if i.name not in sheet_only)
         who = action.input("helper_character_id")
@@ -584,7 +562,7 @@ def _expand(
                 )
         return out
     giver_input = action.input("helper_character_id")
-    if name == "gift" and giver_input is not None:
+    if declared.pick is Pick.GIVER and giver_input is not None:
         sheet_only = ("helper_character_id", "helper", "ability", "rating")
         shown = tuple(i for i in action.inputs if i.name not in sheet_only)
         roster = {o.get("character_id"): o for o in flow.state.get("roster", [])}
@@ -611,7 +589,7 @@ def _expand(
                 )
             )
         return out
-    if name == "gift":
+    if declared.pick is Pick.GIVER:
         return [
             Control(
                 action,

@@ -37,10 +37,13 @@ from .models import (
     ACTIONS,
     DATA_MODELS,
     DECLARED,
+    DECLARED_BY_NAME,
     MESSAGE_MODELS,
     SHEETS_KEPT,
     Declared,
     Message,
+    Pick,
+    Place,
 )
 from .readable import LABELS, label_for, readable
 
@@ -50,6 +53,7 @@ __all__ = [
     "CONTEST_KINDS",
     "DATA_MODELS",
     "DECLARED",
+    "DECLARED_BY_NAME",
     "LABELS",
     "MAX_DEPTH",
     "MAX_SIZE",
@@ -59,6 +63,8 @@ __all__ = [
     "ActionInputError",
     "Declared",
     "Message",
+    "Pick",
+    "Place",
     "check_bounds",
     "data_of",
     "gm_only_fields",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
@@ -331,20 +332,59 @@ class FinalAction(SheetChoice):
     pass
 
 
+class Place(StrEnum):
+    """Where an action's control sits on the table's panel (contests/live.py)."""
+
+    # Under the side or participant it names when it can name only one (a group
+    # contest's row); among the general controls, with a choice of whom, otherwise.
+    NAMED = "named"
+    # One form for each side or participant the actor may name, under each.
+    HOLDER = "holder"
+    # Among the general controls always (naming whom it is for in a field).
+    GENERAL = "general"
+    # Under the side the flow names when it offers it (`AvailableAction.under`: whose
+    # turn it is to bid, who takes the parting shot, the PC's pyrrhic victory).
+    FLOW = "flow"
+    # One button for each line it removes, among the general controls.
+    EACH_LINE = "each_line"
+
+
+class Pick(StrEnum):
+    """A choice the panel offers from a character's sheet, read by the service."""
+
+    NONE = ""
+    # The holder's abilities, the chosen one selected (a new one, as you go, §3.1).
+    ABILITY = "ability"
+    # The participant's abilities, to switch to (§5.3.6).
+    SWITCH = "switch"
+    # The participant's abilities, or the same one, for a final action (§5.3.10).
+    FINAL = "final"
+    # The helper's abilities, for an augment (§2.4).
+    HELPER = "helper"
+    # The giver's abilities, for an AP gift (§5.3.5).
+    GIVER = "giver"
+
+
 @dataclass(frozen=True)
 class Declared:
     """What the table knows of an action from its declaration: its name, its typed data,
     the words the log and the archive use for the event it writes ("chose an ability"),
     and whether doing it can change a character sheet (hero points, states, the ability
     a player is asked to pick); the browsers reload a player's sheet only after those
-    (the log entry's `data-sheets`, static/js/table.js). `event`: the event type it
-    writes, when not its name (the framing's "framed", an undo's "undone")."""
+    (the log entry's `data-sheets`, static/js/table.js). `event_type`: the event type
+    it writes, when not its name (the framing's "framed", an undo's "undone"). `place`
+    and `pick`: where the panel puts its control and what it offers from a sheet; the
+    control reaches the GM and the player whose side or participant it acts for."""
 
     name: str
     data: type[Data]
     logged: str
     sheets: bool = True
     event_type: str = ""
+    place: Place = Place.NAMED
+    pick: Pick = Pick.NONE
+    # Offered in the "your move" bar too, as a choice that will not wait (a hero point).
+    in_bar: bool = False
 
     @property
     def event(self) -> str:
@@ -354,44 +394,49 @@ class Declared:
 DECLARED: tuple[Declared, ...] = (
     Declared("frame", Frame, "framed the contest", event_type="framed"),
     Declared("undo", Nothing, "undid an action", event_type="undone"),
-    Declared("choose_ability", ChooseAbility, "chose an ability"),
-    Declared("set_tactic", SetTactic, "chose a tactic", sheets=False),
-    Declared("augment", Augment, "augmented", sheets=False),
-    Declared("modifier", Modifier, "added a modifier", sheets=False),
-    Declared("remove_modifier", RemoveModifier, "removed a modifier", sheets=False),
-    Declared("enter_roll", EnterRoll, "entered a roll", sheets=False),
+    Declared(
+        "choose_ability", ChooseAbility, "chose an ability", place=Place.HOLDER, pick=Pick.ABILITY
+    ),
+    Declared("set_tactic", SetTactic, "chose a tactic", sheets=False, place=Place.HOLDER),
+    Declared("augment", Augment, "augmented", sheets=False, place=Place.GENERAL, pick=Pick.HELPER),
+    Declared("modifier", Modifier, "added a modifier", sheets=False, place=Place.GENERAL),
+    Declared(
+        "remove_modifier", RemoveModifier, "removed a modifier", sheets=False, place=Place.EACH_LINE
+    ),
+    Declared("enter_roll", EnterRoll, "entered a roll", sheets=False, place=Place.HOLDER),
     Declared("roll", Nothing, "rolled", sheets=False),
     Declared("reveal", Nothing, "revealed a roll", sheets=False),
-    Declared("hero_point", HeroPoint, "spent a hero point"),
+    Declared("hero_point", HeroPoint, "spent a hero point", place=Place.HOLDER, in_bar=True),
     Declared("resolve", Resolve, "resolved the roll", sheets=False),
     Declared("apply_consequences", ApplyConsequences, "confirmed the consequences"),
     Declared("narrate", Narrate, "narrated", sheets=False),
     Declared("automatic_victory", Nothing, "took an automatic victory"),
-    Declared("pyrrhic", Nothing, "fought for a pyrrhic victory"),
+    Declared("pyrrhic", Nothing, "fought for a pyrrhic victory", place=Place.FLOW),
     Declared("escalate", Escalate, "escalated the contest"),
     Declared("confusing_tie", ConfusingTie, "ruled the tie a marginal victory"),
     Declared("both_fumble", BothFumble, "ruled a double fumble a marginal defeat"),
     Declared("no_relevant_ability", NoRelevantAbility, "ruled there is no relevant ability"),
-    Declared("bid", Bid, "bid", sheets=False),
-    Declared("parting_shot", PartingShot, "took a parting shot"),
-    Declared("unrelated_action", UnrelatedAction, "took an unrelated action"),
-    Declared("disengage", Disengage, "tried to disengage"),
-    Declared("gift", Gift, "gave advantage points"),
+    Declared("bid", Bid, "bid", sheets=False, place=Place.FLOW),
+    Declared("parting_shot", PartingShot, "took a parting shot", place=Place.FLOW),
+    Declared("unrelated_action", UnrelatedAction, "took an unrelated action", place=Place.HOLDER),
+    Declared("disengage", Disengage, "tried to disengage", place=Place.HOLDER),
+    Declared("gift", Gift, "gave advantage points", place=Place.GENERAL, pick=Pick.GIVER),
     Declared("boost", Boost, "boosted"),
-    Declared("engage", Engage, "engaged an opponent"),
+    Declared("engage", Engage, "engaged an opponent", place=Place.GENERAL),
     Declared("play_round", PlayRound, "played a round"),
     Declared("assist", Assist, "assisted"),
     Declared("remove_follower", RemoveFollower, "removed a follower"),
     Declared("shift_points", ShiftPoints, "shifted points"),
-    Declared("join", Join, "joined the contest"),
-    Declared("switch_ability", SwitchAbility, "switched ability"),
+    Declared("join", Join, "joined the contest", place=Place.GENERAL),
+    Declared("switch_ability", SwitchAbility, "switched ability", pick=Pick.SWITCH),
     Declared("declare", Declare, "declared an action", sheets=False),
     Declared("delay", Delay, "delayed", sheets=False),
     Declared("act", Act, "acted", sheets=False),
-    Declared("rejoin", Rejoin, "rejoined the contest"),
+    Declared("rejoin", Rejoin, "rejoined the contest", place=Place.GENERAL),
     Declared("lend", Lend, "lent advantage points"),
-    Declared("final_action", FinalAction, "took a final action"),
+    Declared("final_action", FinalAction, "took a final action", pick=Pick.FINAL),
 )
+DECLARED_BY_NAME: dict[str, Declared] = {action.name: action for action in DECLARED}
 DATA_MODELS: dict[str, type[Data]] = {action.name: action.data for action in DECLARED}
 # The actions that change no sheet; any other step (and an event that is no action,
 # such as the framing or an undo) may.

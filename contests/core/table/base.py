@@ -107,7 +107,9 @@ class AvailableAction:
     Any combination of valid values for its inputs is accepted (so an action whose
     choices depend on one another is listed once per fixed value, the fixed one a
     choice of one). `confirm`: it cannot be taken back by the player (the GM can undo)
-    and asks for confirmation; `primary`: the move the table waits for.
+    and asks for confirmation; `primary`: the move the table waits for; `under`: the
+    side whose panel shows it, for an action placed by the flow (`Place.FLOW`: whose
+    turn it is to bid, who takes the parting shot).
     """
 
     action: str
@@ -115,6 +117,7 @@ class AvailableAction:
     inputs: tuple[ActionInput, ...] = ()
     confirm: bool = False
     primary: bool = False
+    under: str | None = None
 
     def input(self, name: str) -> ActionInput | None:
         return next((i for i in self.inputs if i.name == name), None)

@@ -177,7 +177,7 @@ class ExtendedFlow(LongFlow):
                 # The table waits on the turn's bid until it is made; a bid made may
                 # still be changed before the roll, but nobody waits on that.
                 awaited = "bid" not in self.state
-                offers.append(AvailableAction("bid", "Bid", (bid,), primary=awaited))
+                offers.append(AvailableAction("bid", "Bid", (bid,), primary=awaited, under=turn))
         rated = all(self.side(s)["rating"] is not None for s in SIDES)
         if self.controls(actor, turn) and rated:
             side = self._key([(turn, self.side(turn)["name"])])
@@ -217,7 +217,11 @@ class ExtendedFlow(LongFlow):
         if limit < 1:
             return []
         bid = number("bid", "Bid (AP)", 1, limit, default=min(DEFAULT_BID, limit))
-        return [AvailableAction("parting_shot", "Take a parting shot", (bid,), confirm=True)]
+        return [
+            AvailableAction(
+                "parting_shot", "Take a parting shot", (bid,), confirm=True, under=shooter
+            )
+        ]
 
     # -- actions ------------------------------------------------------------------------
 

@@ -258,7 +258,10 @@ class GroupFlow(GroupFraming):
             if raising:
                 offers.append(
                     AvailableAction(
-                        "hero_point", "Spend a hero point", (self._pick(raising),), confirm=True
+                        "hero_point",
+                        "Spend a hero point to raise the result a step",
+                        (self._pick(raising),),
+                        confirm=True,
                     )
                 )
             if actor.is_gm:

@@ -47,7 +47,9 @@ class SharedOffers(BaseFlow):
             and self.phase == "rolled"
             and not self.state["pending"].get("revealed", True)
         ):
-            offers.append(AvailableAction("reveal", "Reveal the GM's roll", confirm=True))
+            # In a group contest the GM rolls as one of the participants: "my roll".
+            label = "Reveal my roll" if self.KEY == "participant" else "Reveal the GM's roll"
+            offers.append(AvailableAction("reveal", label, confirm=True))
         if actor.is_gm and self.phase in ("resolved", "finished"):
             offers.append(
                 AvailableAction(

@@ -256,7 +256,9 @@ class TableFlow(SharedOffers):
                 )
             if self.controls(actor, "pc") and not self.state.get("pyrrhic") and not self.started:
                 offers.append(
-                    AvailableAction("pyrrhic", "Fight for a pyrrhic victory", confirm=True)
+                    AvailableAction(
+                        "pyrrhic", "Fight for a pyrrhic victory", confirm=True, under="pc"
+                    )
                 )
             offers += self._turn_offers(actor)
         elif self.phase == "rolled":
