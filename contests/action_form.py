@@ -1,4 +1,4 @@
-"""One available action (contests/live.py `Control`) as the form the contest panel shows.
+"""One available action (contests/live/controls.py `Control`) as the form the contest panel shows.
 
 Built in Python rather than by a template include: a panel holds a form for every
 action its audience may take (while abilities are chosen, an augment form for every

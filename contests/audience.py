@@ -177,7 +177,7 @@ def contest_view(
             outsiders=copy.deepcopy(flow.outsiders),
             side_labels=flow.side_labels,
         )
-    # A side's sheet (Ability rows) serves the forms (live.py); the TN as plain values.
+    # A side's sheet (Ability rows) serves the forms (live/controls.py); the TN as plain values.
     shown_sides = []
     for side in sides:
         record = {key: value for key, value in side.items() if key not in ("sheet", "tn")}

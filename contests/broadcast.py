@@ -44,7 +44,7 @@ class RoleMessage(TypedDict):
 
 
 class ContestMessage(TypedDict):
-    """A contest changed: its panel rendered once per copy (contests/live.py
+    """A contest changed: its panel rendered once per copy (contests/live/
     `render_audiences`): `html` has the GM's, the public one and each player's own
     copy; each socket gets the one for its role and user (`live.copy_for`)."""
 

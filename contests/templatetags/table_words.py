@@ -25,7 +25,7 @@ def possessive(name: str) -> str:
 
 @register.filter
 def for_side(controls: list, side: str | None) -> list:
-    """The controls (contests/live.py `Control`) placed on one side, or with None those
+    """The controls (contests/live/controls.py `Control`) placed on one side, or with None those
     of the whole contest."""
     return [c for c in controls if c.side == side]
 

@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db
 def sent(monkeypatch):
     """The messages the table would have received, in order."""
     messages: list[dict] = []
-    monkeypatch.setattr(live, "send_to_table_sync", lambda _id, message: messages.append(message))
+    monkeypatch.setattr(
+        live.rendering, "send_to_table_sync", lambda _id, message: messages.append(message)
+    )
     return messages
 
 

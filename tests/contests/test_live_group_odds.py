@@ -190,7 +190,7 @@ def test_the_odds_give_nothing_away_while_the_gms_rolls_are_hidden(
 
 def test_the_labels_and_rounding_are_the_one_on_one_tables():
     odds = simple_odds("7M", 14)
-    one_on_one = live._odds_table(SimpleNamespace(odds=lambda: {"outcomes": odds}))
+    one_on_one = live.rendering._odds_table(SimpleNamespace(odds=lambda: {"outcomes": odds}))
     assert outcome_percentages(odds) == one_on_one
     assert [label for label, _ in one_on_one][3:6] == ["marginal victory", "tie", "marginal defeat"]
 

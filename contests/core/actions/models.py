@@ -333,7 +333,7 @@ class FinalAction(SheetChoice):
 
 
 class Place(StrEnum):
-    """Where an action's control sits on the table's panel (contests/live.py)."""
+    """Where an action's control sits on the table's panel (contests/live/controls.py)."""
 
     # Under the side or participant it names when it can name only one (a group
     # contest's row); among the general controls, with a choice of whom, otherwise.

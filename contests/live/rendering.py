@@ -1,0 +1,317 @@
+"""The table's fragments for each audience (the panel, the bar, the roll log), the
+copies a broadcast renders, and the broadcast after a contest's commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from characters.models import CreationMethod
+
+from ..audience import contest_view, header
+from ..broadcast import send_to_table_sync
+from ..choices import FRAME_CHOICES
+from ..core.actions import DECLARED_BY_NAME, SHEETS_KEPT, Pick
+from ..core.rules import ADVERSITY, FORTUNE
+from ..core.rules.odds import outcome_percentages
+from ..core.table import SIDES, BaseFlow, GroupFlow, load_flow
+from ..core.table.base import Actor
+from ..core.table.long import LongFlow
+from ..events import visible
+from ..models import Contest, ContestEvent, ContestStatus
+from .controls import audience_controls, by_participant, cast_of, players_with_forms
+from .moves import Move, moves, waiting_on
+from .sheets import read_sheets
+
+LOG_LENGTH = 30
+# What the GM may record at the end of a contest (§2.11): adversity, then fortune.
+CONSEQUENCE_OPTIONS = tuple(s.value for s in (*ADVERSITY, *FORTUNE))
+ADVERSITY_OPTIONS = tuple(s.value for s in ADVERSITY)
+FORTUNE_OPTIONS = tuple(s.value for s in FORTUNE)
+
+
+def current_contest(campaign_id: int) -> Contest | None:
+    """The contest on the table: the latest one not yet finished, else the latest."""
+    open_contest = (
+        Contest.objects.filter(campaign_id=campaign_id)
+        .exclude(status__in=[ContestStatus.FINISHED, ContestStatus.ABANDONED])
+        .order_by("-number")
+        .first()
+    )
+    if open_contest:
+        return open_contest
+    return Contest.objects.filter(campaign_id=campaign_id).order_by("-number").first()
+
+
+def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
+    """What every audience's rendering reads from the database, fetched once. Without
+    `log` the roll log is left out (a broadcast appends just the new entry)."""
+    flow = load_flow(contest.state)
+    seen: dict[int, Any] = {}
+    # The sides' characters, and every character taking part in a group contest: their
+    # hero points decide who is offered one (a follower's are its owner's, §2.3.5.5).
+    playing = [flow.side(s)["character_id"] for s in SIDES]
+    playing += [p.get("character_id") for p in flow.state.get("participants") or []]
+    helpers, sheets = read_sheets(contest, flow, list(dict.fromkeys(playing)), seen)
+    sides = []
+    for side in SIDES:
+        info = flow.side(side)
+        tn = flow.target(side)
+        sides.append({"key": side, **info, "tn": tn, "sheet": sheets.get(info["character_id"], [])})
+    preparing = flow.phase == "preparing"
+    odds = flow.odds() if preparing else None
+    return {
+        "flow": flow,
+        "sides": sides,
+        # A group contest's participants with their TN, sheet and odds, read once.
+        "rows": flow.rows if isinstance(flow, GroupFlow) else [],
+        # The log up to the step this contest row is at: an action committed since the
+        # row was read is not in it either (its broadcast brings both), so a page never
+        # shows a step's entry beside the step before's panel (static/js/table.js drops
+        # an entry it has, and with it that step's panel).
+        "events": list(
+            contest.events.filter(seq__lte=contest.seq)
+            .select_related("actor")
+            .order_by("-seq")[:LOG_LENGTH]
+        )
+        if log
+        else [],
+        "totals": flow.standing() if isinstance(flow, LongFlow) else None,
+        "odds": odds["summary"].to_json() if odds else None,
+        "odds_table": _odds_table(flow) if preparing else [],
+        "helpers": helpers,
+        "cast": cast_of(flow, seen),
+        # Who may name a new ability as they pick one: characters made as you go (§3.1).
+        "as_you_go": {
+            pk for pk, c in seen.items() if c.creation_method == CreationMethod.AS_YOU_GO
+        },
+        "sheet_players": _players_in(flow),
+    }
+
+
+def _players_in(flow: BaseFlow) -> str:
+    """The users who play a character in the contest (its sides, participants and
+    roster; a follower's owner is a participant too), as the panel's
+    `data-sheet-players`: only their own sheets at the table can change with its steps
+    (hero points, conditions, the ability the table waits on them to pick), so only
+    their pages reload them (static/js/table.js), not the whole table's (issue 16)."""
+    state = flow.state
+    records = [
+        *(state.get("sides") or {}).values(),
+        *(state.get("participants") or []),
+        *(state.get("roster") or []),
+    ]
+    ids = {r["player_id"] for r in records if isinstance(r.get("player_id"), int)}
+    return " ".join(str(i) for i in sorted(ids))
+
+
+def contest_context(
+    contest: Contest | None,
+    audience: str,
+    shared: dict[str, Any] | None = None,
+    *,
+    reader: int | None = None,
+) -> dict[str, Any]:
+    """Everything the contest panel and roll log show to one audience: the GM, a
+    player (`reader`, their user id: the copy holds their own forms and no one else's)
+    or a spectator. A player with no forms now, or without `reader`, gets the public
+    copy (the spectators'). Pass the same `shared` dict when rendering several copies,
+    so the queries run once."""
+    if contest is None:
+        return {"contest": None, "audience": audience, "events": [], "seq": 0}
+    if shared is None:
+        shared = {}
+    if not shared:
+        shared.update(_shared_context(contest))
+    flow = shared["flow"]
+    if audience == "player" and reader not in players_with_forms(shared):
+        audience = "spectator"  # the public copy
+    # The templates get this audience's view, never the flow or its state (audience.py).
+    sides, view = contest_view(flow, audience, shared["sides"], shared["rows"])
+    if audience == "gm":
+        controls = audience_controls(flow, "gm", shared, view["rows"])
+    elif audience == "player":
+        every = audience_controls(flow, "player", shared, view["rows"])
+        controls = [c for c in every if c.for_user == reader]
+    else:
+        controls = []
+    mine = moves(flow, controls)
+    if "moves" not in shared:
+        # Whom the table waits on is the same for every audience: from the GM's and the
+        # players' moves, worked out once (spectators see it too).
+        everyone: list[Move] = []
+        for other in ("gm", "player"):
+            rows = view["rows"] if other == audience else None
+            everyone += moves(flow, audience_controls(flow, other, shared, rows))
+        shared["moves"] = everyone
+    # Whom the table waits on, but for this reader's own moves (their "your move" lines).
+    besides = None if audience == "gm" else reader if audience == "player" else "nobody"
+    waiting = waiting_on(shared["moves"], besides=besides)
+    events = [_log_entry(event, audience) for event in shared["events"]]
+    return {
+        "choices": FRAME_CHOICES,
+        "contest": header(contest),
+        "view": view,
+        "sides": sides,
+        "odds": shared["odds"],
+        "odds_table": shared["odds_table"],
+        "hero_point_offer": flow.hero_point_offer(audience),
+        "audience": audience,
+        "consequence_options": CONSEQUENCE_OPTIONS,
+        "adversity_options": ADVERSITY_OPTIONS,
+        "fortune_options": FORTUNE_OPTIONS,
+        "events": events,
+        "seq": contest.seq,
+        "sheet_players": shared["sheet_players"],
+        "totals": shared["totals"],
+        "controls": [c for c in controls if not c.in_bar],
+        "bar_controls": [c for c in controls if c.in_bar],
+        "moves": mine,
+        "waiting": waiting,
+        "participant_controls": by_participant(view["rows"], [c for c in controls if not c.in_bar]),
+    }
+
+
+def _odds_table(flow: BaseFlow) -> list[tuple[str, float]]:
+    """Every outcome of the coming roll for the PC side, with its exact chance in %."""
+    odds = flow.odds()
+    return outcome_percentages(odds["outcomes"]) if odds else []
+
+
+def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any]:
+    """One roll-log line as this audience may see it: only what the log shows, with the
+    summary `visible` gives them (not the action's data or its hidden dice)."""
+    summary = visible(event.payload, audience).get("summary", "")
+    actor = event.actor.shown_name if event.actor else ""
+    return {
+        "seq": event.seq,
+        "type": event.type,
+        "actor_name": actor,
+        "summary": summary,
+        # Whether a player's sheet may have changed with this step (the action's
+        # declaration): the pages reload their sheets after those alone.
+        "sheets": "kept" if event.type in SHEETS_KEPT else "may-change",
+    }
+
+
+def render_contest(
+    contest: Contest | None,
+    audience: str,
+    *,
+    reader: int | None = None,
+    oob: bool = True,
+    shared: dict | None = None,
+    new_event: ContestEvent | None = None,
+) -> str:
+    """The contest panel, the "your move" bar and the roll log, as out-of-band
+    fragments, for one audience (a player's own copy with `reader`, see
+    `contest_context`).
+
+    With `new_event` (the one event since the state the browser has), the log is not
+    sent whole: that event's entry, as this audience may read it, goes on top of it.
+    """
+    if shared is None:
+        shared = {}
+    context = {**contest_context(contest, audience, shared, reader=reader), "oob": oob}
+    panel = render_to_string("contests/table.html#contest", context)
+    panel += render_to_string("contests/table.html#moves", context)
+    # Every copy but the GM's reads the same log: rendered once per broadcast.
+    logs = shared.setdefault("log_html", {})
+    whose = "gm" if audience == "gm" else "others"
+    if whose not in logs:
+        if new_event is None:
+            logs[whose] = render_to_string("contests/table.html#log", context)
+        else:
+            entry = _log_entry(new_event, audience)
+            logs[whose] = render_to_string("contests/table.html#log_append", {"event": entry})
+    return panel + logs[whose]
+
+
+# The public copy of a broadcast, and the key of each player's own (`render_audiences`).
+PUBLIC = "public"
+
+
+def own_copy(user_id: int) -> str:
+    return f"player:{user_id}"
+
+
+def render_audiences(contest: Contest, new_event: ContestEvent | None = None) -> dict[str, str]:
+    """The contest's fragments for every reader at the table, rendered once per copy:
+    the GM's, the public one (spectators, players with no forms now) and one for each
+    player with forms (`own_copy(user_id)`), from one shared context (no query a player).
+    """
+    shared = _shared_context(contest, log=new_event is None)
+    copies = {
+        "gm": render_contest(contest, "gm", shared=shared, new_event=new_event),
+        PUBLIC: render_contest(contest, "spectator", shared=shared, new_event=new_event),
+    }
+    for user_id in sorted(players_with_forms(shared)):
+        copies[own_copy(user_id)] = render_contest(
+            contest, "player", reader=user_id, shared=shared, new_event=new_event
+        )
+    return copies
+
+
+def copy_for(copies: dict[str, str], role: str | None, user_id: int) -> str:
+    """The copy of a broadcast one socket receives: by its role now and its user."""
+    if role == "gm":
+        return copies["gm"]
+    if role == "player":
+        return copies.get(own_copy(user_id), copies[PUBLIC])
+    return copies[PUBLIC]
+
+
+def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
+    """Send the contest's new state to everyone at its table, each the copy they may
+    read (`render_audiences`, `copy_for`).
+
+    Called after the action's commit with the objects the action used (no reload). The
+    message carries the panel and the new log entry; a browser that missed a message
+    sees a gap in `seq` and asks for the full state (static/js/table.js). A new contest
+    (its framing) replaces the log whole.
+    """
+    html = render_audiences(contest, new_event=None if event.seq == 1 else event)
+    send_to_table_sync(
+        contest.campaign_id,
+        {"type": "table.contest", "contest_id": contest.pk, "seq": event.seq, "html": html},
+    )
+
+
+def ability_picks(
+    contest: Contest | None, user_id: int, character_ids: list[int]
+) -> dict[int, dict[str, Any]]:
+    """For each of a player's characters the table waits on to choose an ability now:
+    the form's fixed fields (action, contest, the side or participant), so the sheet at
+    the table can offer each ability as one click. No step number: the page keeps the
+    sheet through steps that change no sheet, and the flow itself refuses a pick that no
+    longer fits (the holder has chosen, the contest has ended)."""
+    if contest is None or not character_ids:
+        return {}
+    flow = load_flow(contest.state)
+    actor = Actor(user_id=user_id, role="player", character_ids=frozenset(character_ids))
+    picks: dict[int, dict[str, Any]] = {}
+    for action in flow.available_actions(actor):
+        holder = action.input(flow.KEY)
+        if DECLARED_BY_NAME[action.action].pick is not Pick.ABILITY or holder is None:
+            continue
+        for option in holder.choices:
+            record = flow._holder({flow.KEY: option.value})[1]
+            character_id = record.get("character_id")
+            if character_id in character_ids and not record.get("ability"):
+                picks[character_id] = {
+                    "contest": contest.pk,
+                    "key": flow.KEY,
+                    "value": option.value,
+                    "name": record.get("name", ""),
+                }
+    return picks
+
+
+def render_error(text: str, kind: str = "error") -> str:
+    return render_to_string("contests/table.html#error", {"error": text, "kind": kind})
+
+
+def render_ack(seq: int) -> str:
+    """The acknowledgement of an action taken: the step it made (`#table-ack`)."""
+    return render_to_string("contests/table.html#ack", {"seq": seq})

@@ -1,0 +1,116 @@
+"""The character sheets a table's panel reads: every participant's abilities and
+hero points, and their helpers', in one query of plain rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import F
+
+from characters.models import Ability
+
+from ..core.table import BaseFlow
+from ..models import Contest
+
+# The columns the table reads of the sheets (`read_sheets`): the ability, whose it is, the
+# sidekick it belongs to, and the hero points that decide who is offered one. Read as
+# rows, not models: a table's sheets are a hundred abilities, read on every broadcast
+# while abilities are chosen, and a model instance (three, with the character and the
+# sidekick) per row cost more than the query (issue 16).
+SHEET_COLUMNS = (
+    "id",
+    "character_id",
+    "name",
+    "kind",
+    "rating",
+    "follower__name",
+    "character__name",
+    "character__player_id",
+    "character__hero_points",
+    "character__creation_method",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SheetCharacter:
+    """A character as the table's sheets read it: its name, player and hero points."""
+
+    pk: int
+    name: str
+    player_id: int | None
+    hero_points: int
+    creation_method: str
+
+
+@dataclass(frozen=True, slots=True)
+class SheetAbility:
+    """One ability of a sheet, with what a pick list shows of it (`Ability.shown_name`,
+    `Ability.rating_text`) and its character."""
+
+    id: int
+    name: str
+    kind: str
+    rating: int
+    shown_name: str
+    rating_text: str
+    character: SheetCharacter
+
+    @property
+    def character_id(self) -> int:
+        return self.character.pk
+
+
+def read_sheets(
+    contest: Contest, flow: BaseFlow, character_ids: list[int | None], seen: dict[int, Any]
+) -> tuple[list[dict[str, Any]], dict[int, list[SheetAbility]]]:
+    """The helpers who may offer an augment now (§2.4), and the sheets the contest's
+    characters pick abilities from, in one query.
+
+    Helpers are characters with an ability rated above 0 that is not a flaw; each form
+    is shown only in its player's browser. There are none once the roll is made or in
+    a long contest (whose augments are part of its own actions). `seen` collects the
+    characters read with the abilities (their players and hero points).
+    """
+
+    wanted = [c for c in character_ids if c is not None]
+    sheets: dict[int, list[SheetAbility]] = {c: [] for c in wanted}
+    with_helpers = flow.phase == "preparing" and not flow.state.get("machine")
+    if not wanted and not with_helpers:
+        return [], sheets
+    # A sidekick's abilities in service are its owner's to use (§6.5.1).
+    abilities = Ability.objects.filter(Ability.usable_as_own()).order_by(
+        "character_id", F("follower_id").asc(nulls_first=True), "position", "id"
+    )
+    if with_helpers:
+        abilities = abilities.filter(character__campaign_id=contest.campaign_id)
+    else:
+        abilities = abilities.filter(character_id__in=wanted)
+    helpers: dict[int, dict[str, Any]] = {}
+    for pk, character_id, name, kind, rating, sidekick, *whose in abilities.values_list(
+        *SHEET_COLUMNS
+    ):
+        character = seen.get(character_id)
+        if character is None:
+            character = seen[character_id] = SheetCharacter(character_id, *whose)
+        ability = SheetAbility(
+            pk,
+            name,
+            kind,
+            rating,
+            Ability.name_shown(name, sidekick),
+            Ability.text_of_rating(kind, rating),
+            character,
+        )
+        if character_id in sheets:
+            sheets[character_id].append(ability)
+        if not with_helpers or kind == "flaw" or rating <= 0:
+            continue
+        if character_id not in helpers:
+            helpers[character_id] = {
+                "character": character,
+                "player_id": character.player_id,
+                "abilities": [],
+            }
+        helpers[character_id]["abilities"].append(ability)
+    return list(helpers.values()), sheets
