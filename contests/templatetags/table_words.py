@@ -5,8 +5,8 @@ from __future__ import annotations
 from django import template
 
 from contests.action_form import render_action_form
-from contests.core.table import one_on_one
-from contests.core.table.one_on_one import TACTIC_LABELS
+from contests.core.table import two_sides
+from contests.core.table.two_sides import TACTIC_LABELS
 
 register = template.Library()
 
@@ -20,7 +20,7 @@ def tactic_label(code: str) -> str:
 @register.filter
 def possessive(name: str) -> str:
     """ "Tamsin" -> "Tamsin's", "the Grey Wolves" -> "the Grey Wolves'"."""
-    return one_on_one.possessive(str(name))
+    return two_sides.possessive(str(name))
 
 
 @register.filter

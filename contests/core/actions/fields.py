@@ -15,7 +15,7 @@ from ..rules.errors import RulesError
 from ..rules.ratings import RESISTANCE_LEVELS, Rating, normalise_level
 from ..table.base import MAX_TEXT, SIDES
 from ..table.group_framing import GROUP_KINDS, MAX_NAME
-from ..table.one_on_one import KINDS
+from ..table.two_sides import KINDS
 
 # -- bounds checked before any parsing ----------------------------------------------------
 

@@ -8,8 +8,9 @@ registry (registry.py) imports them all and finds the class of a stored contest.
 from .base import SIDES, ActionInput, Actor, AvailableAction, BaseFlow, Choice, Roller
 from .group import GroupFlow
 from .group_framing import GROUP_KINDS
-from .one_on_one import KINDS, TableFlow
+from .one_on_one import TableFlow
 from .registry import FLOW_CLASSES, flow_class, known_actions, load_flow
+from .two_sides import KINDS
 
 __all__ = [
     "FLOW_CLASSES",

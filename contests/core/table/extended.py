@@ -27,7 +27,7 @@ from .base import (
     words,
 )
 from .long import LongFlow
-from .one_on_one import other_side, possessive
+from .two_sides import other_side, possessive
 
 
 class ExtendedFlow(LongFlow):

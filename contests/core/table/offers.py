@@ -15,14 +15,14 @@ from .base import (
     ActionInput,
     Actor,
     AvailableAction,
-    BaseFlow,
     choice,
     number,
     words,
 )
+from .shared_actions import SharedActions
 
 
-class SharedOffers(BaseFlow):
+class SharedOffers(SharedActions):
     """`BaseFlow` with the offers of its shared actions (the families build on it)."""
 
     def _shared_offers(self, actor: Actor) -> list[AvailableAction]:
