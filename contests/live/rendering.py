@@ -44,10 +44,14 @@ def current_contest(campaign_id: int) -> Contest | None:
     return Contest.objects.filter(campaign_id=campaign_id).order_by("-number").first()
 
 
-def _shared_context(contest: Contest, *, log: bool = True) -> dict[str, Any]:
+def _shared_context(
+    contest: Contest, *, log: bool = True, flow: BaseFlow | None = None
+) -> dict[str, Any]:
     """What every audience's rendering reads from the database, fetched once. Without
-    `log` the roll log is left out (a broadcast appends just the new entry)."""
-    flow = load_flow(contest.state)
+    `log` the roll log is left out (a broadcast appends just the new entry). `flow`: the
+    contest's flow as the action that just changed it left it (else read from the
+    contest's state)."""
+    flow = load_flow(contest.state) if flow is None else flow
     seen: dict[int, Any] = {}
     # The sides' characters, and every character taking part in a group contest: their
     # hero points decide who is offered one (a follower's are its owner's, §2.3.5.5).
@@ -236,12 +240,14 @@ def own_copy(user_id: int) -> str:
     return f"player:{user_id}"
 
 
-def render_audiences(contest: Contest, new_event: ContestEvent | None = None) -> dict[str, str]:
+def render_audiences(
+    contest: Contest, new_event: ContestEvent | None = None, flow: BaseFlow | None = None
+) -> dict[str, str]:
     """The contest's fragments for every reader at the table, rendered once per copy:
     the GM's, the public one (spectators, players with no forms now) and one for each
     player with forms (`own_copy(user_id)`), from one shared context (no query a player).
     """
-    shared = _shared_context(contest, log=new_event is None)
+    shared = _shared_context(contest, log=new_event is None, flow=flow)
     copies = {
         "gm": render_contest(contest, "gm", shared=shared, new_event=new_event),
         PUBLIC: render_contest(contest, "spectator", shared=shared, new_event=new_event),
@@ -262,7 +268,7 @@ def copy_for(copies: dict[str, str], role: str | None, user_id: int) -> str:
     return copies[PUBLIC]
 
 
-def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
+def broadcast_contest(contest: Contest, event: ContestEvent, flow: BaseFlow | None = None) -> None:
     """Send the contest's new state to everyone at its table, each the copy they may
     read (`render_audiences`, `copy_for`).
 
@@ -271,7 +277,7 @@ def broadcast_contest(contest: Contest, event: ContestEvent) -> None:
     sees a gap in `seq` and asks for the full state (static/js/table.js). A new contest
     (its framing) replaces the log whole.
     """
-    html = render_audiences(contest, new_event=None if event.seq == 1 else event)
+    html = render_audiences(contest, new_event=None if event.seq == 1 else event, flow=flow)
     send_to_table_sync(
         contest.campaign_id,
         {"type": "table.contest", "contest_id": contest.pk, "seq": event.seq, "html": html},

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from questworlds_site.accounts.models import User
@@ -29,7 +29,10 @@ from .effects import _apply_side_effects, _reverse_side_effects
 from .sheets import _from_sheet
 
 
-@transaction.atomic
+class _AlreadyDone(Exception):
+    """The action's idempotency key was used already: all it did here rolls back."""
+
+
 def contest_act(
     *,
     contest_id: int,
@@ -44,9 +47,30 @@ def contest_act(
     """Perform one action at the table (see `TableFlow` for the actions).
 
     With `campaign_id` (the table the action came from) a contest of another campaign
-    is refused as if it did not exist.
+    is refused as if it did not exist. An action whose key was used already (a double
+    click, a resend) changes nothing and answers with the event it wrote.
     """
     key = _check_key(idempotency_key)
+    try:
+        return _act(contest_id, user, action, data, key, expected_seq, roller, campaign_id)
+    except _AlreadyDone:
+        done = ContestEvent.objects.select_related("contest").get(
+            contest_id=contest_id, idempotency_key=key
+        )
+        return ActionResult(done.contest, done, created=False)
+
+
+@transaction.atomic
+def _act(
+    contest_id: int,
+    user: User,
+    action: str,
+    data: dict[str, Any],
+    key: str,
+    expected_seq: int | None,
+    roller: Roller,
+    campaign_id: int | None,
+) -> ActionResult:
     if not isinstance(data, dict):
         raise ContestError("an action's data must be an object")
     contests = Contest.objects.select_for_update().select_related("campaign")
@@ -58,20 +82,24 @@ def contest_act(
     actor = actor_for(contest.campaign, user)
     if actor.role == "spectator":
         raise ContestError("spectators watch; they cannot act in a contest")
-    # Read once the lock is held, in a statement of its own: it then sees an event that
-    # a request holding the lock before this one committed (a double click). Read in the
-    # locking statement itself, it would not (that statement's snapshot is older).
-    done = contest.events.filter(idempotency_key=key).first()
-    if done:
-        return ActionResult(contest, done, created=False)
+    # A key used already is found where the event is written (`_insert_once`), in the
+    # common case without a query of its own. A double click's second request waits for
+    # the lock, then finds the table a step on: its key is looked for then (in a
+    # statement of its own, which sees what the first request committed).
     if expected_seq is not None and expected_seq != contest.seq:
+        if contest.events.filter(idempotency_key=key).exists():
+            raise _AlreadyDone
         raise ContestError(
             f"the table has moved on (you saw step {expected_seq}, it is at {contest.seq}); "
             "your screen has been refreshed, try again"
         )
     if action == "undo":
         return _undo(contest, user, actor, key)
-    flow = load_flow(contest.state)
+    # One pass: the state just read under the lock is acted on, saved and rendered for
+    # the broadcast as it is (no copy, no second load). What the archive's participant
+    # records say is read before the action changes it.
+    flow = load_flow(contest.state, handed_over=True)
+    before = flow.participant_rows()
     # Dice are rolled here, never taken from the browser (physical dice come in
     # through `enter_roll`); the completed data records the rolls for replay.
     data = {k: v for k, v in data.items() if k not in ROLL_KEYS}
@@ -83,32 +111,40 @@ def contest_act(
         raise ContestError(_message(error)) from None
     payload.update(side_effects)
     payload["data"] = data
-    event = _append(contest, flow, user, action, payload, key)
+    event = _append(contest, flow, before, user, action, payload, key)
     return ActionResult(contest, event, created=True)
 
 
 def _append(
-    contest: Contest, flow: BaseFlow, user: User, action: str, payload: dict[str, Any], key: str
+    contest: Contest,
+    flow: BaseFlow,
+    before: list[dict[str, Any]],
+    user: User,
+    action: str,
+    payload: dict[str, Any],
+    key: str,
 ) -> ContestEvent:
     contest.seq += 1
     # No savepoint: the contest row is locked, so a clash here is a bug or a race the
     # lock did not cover, and the whole action rolls back with the error.
+    event = ContestEvent(
+        contest=contest,
+        seq=contest.seq,
+        actor=user,
+        type=action,
+        payload=checked_payload(action, payload),
+        idempotency_key=key,
+        created_at=timezone.now(),
+    )
     try:
-        event = ContestEvent.objects.create(
-            contest=contest,
-            seq=contest.seq,
-            actor=user,
-            type=action,
-            payload=checked_payload(action, payload),
-            idempotency_key=key,
-        )
+        inserted = _insert_once(event)
     except IntegrityError:
         raise ContestError(
             "that action was just done by someone else; nothing was changed"
         ) from None
-    # Read before the new state replaces it (the flow only reads the dict it wraps).
-    before = flow_class(contest.state["kind"])(contest.state).participant_rows()
-    contest.state = flow.to_json()
+    if not inserted:
+        raise _AlreadyDone
+    contest.state = flow.state
     _sync_participants(contest, before, flow.participant_rows())
     _record_outcome(contest, flow)
     contest.save(
@@ -124,8 +160,36 @@ def _append(
             "finished_at",
         ]
     )
-    _emit(contest, event)
+    _emit(contest, event, flow)
     return event
+
+
+_EVENT_COLUMNS = ("contest", "seq", "actor", "type", "payload", "idempotency_key", "created_at")
+
+
+def _insert_once(event: ContestEvent) -> bool:
+    """Write the event unless its contest has an event of its key already (the key's
+    unique constraint, `ON CONFLICT ... DO NOTHING`): one statement where a look-up and
+    an insert were two. False: the key was used, nothing was written."""
+    meta = ContestEvent._meta
+    fields = [field for field in meta.concrete_fields if field.name in _EVENT_COLUMNS]
+    assert meta.pk is not None and meta.pk.column is not None, "an event has an id column"
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column or field.attname) for field in fields)
+    values = [field.get_db_prep_save(getattr(event, field.attname), connection) for field in fields]
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({', '.join(['%s'] * len(values))})"
+        f" ON CONFLICT ({quote('contest_id')}, {quote('idempotency_key')}) DO NOTHING"
+        f" RETURNING {quote(meta.pk.column)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    event.pk = row[0]
+    event._state.adding = False
+    return True
 
 
 def _sync_participants(
@@ -188,5 +252,6 @@ def _undo(contest: Contest, user: User, actor: Actor, key: str) -> ActionResult:
         "summary": f"The GM undid: {target.payload.get('summary', target.type)}",
         "undoes": target.seq,
     }
-    event = _append(contest, flow, user, UNDOABLE, payload, key)
+    before = load_flow(contest.state, handed_over=True).participant_rows()
+    event = _append(contest, flow, before, user, UNDOABLE, payload, key)
     return ActionResult(contest, event, created=True)

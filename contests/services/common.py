@@ -14,7 +14,7 @@ from community.models import ResourceDraw
 from questworlds_site.accounts.models import User
 
 from ..broadcast import after_commit
-from ..core.table import Actor
+from ..core.table import Actor, BaseFlow
 from ..live import broadcast_contest
 from ..models import Contest, ContestEvent
 
@@ -83,10 +83,10 @@ def _approved_draw(campaign: Campaign, draw_id: Any) -> ResourceDraw:
     return draw
 
 
-def _emit(contest: Contest, event: ContestEvent) -> None:
+def _emit(contest: Contest, event: ContestEvent, flow: BaseFlow | None = None) -> None:
     """Broadcast the contest once the action commits, from the objects it used; a
     failure to render or send is logged and never fails the committed action."""
-    after_commit(lambda: broadcast_contest(contest, event))
+    after_commit(lambda: broadcast_contest(contest, event, flow))
 
 
 def _message(error: Exception) -> str:

@@ -20,19 +20,18 @@ from tests.table import ability, key
 HTMX = {"HX-Request": "true"}
 
 # The queries of one action posted by a browser, the broadcast's rendering included:
-# the session and user, the contest locked, who acts (a
-# player's membership with their characters, in one query) and whether the action's
-# key was used already,
-# the event written and the state saved, the sheets the panel reads. A choice of
-# ability also reads the sheet's ability and its states; confirming the consequences
-# writes each condition to the sheet. (Each count includes the test's own read of the
-# contest's seq for the form.)
+# the session and user, the contest locked, who acts (a player's membership with their
+# characters, in one query), the event written unless its key was used already (one
+# statement) and the state saved, the sheets the panel reads. A choice of ability also
+# reads the sheet's ability and its states; confirming the consequences writes each
+# condition to the sheet. (Each count includes the test's own read of the contest's
+# seq for the form.)
 ACTION_QUERIES = {
-    "choose_ability": 16,
-    "set_tactic": 12,
-    "roll": 10,
-    "resolve": 10,
-    "apply_consequences": 19,
+    "choose_ability": 15,
+    "set_tactic": 11,
+    "roll": 9,
+    "resolve": 9,
+    "apply_consequences": 18,
 }
 
 

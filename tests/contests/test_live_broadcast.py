@@ -117,17 +117,17 @@ def test_an_action_with_its_broadcast_stays_within_its_queries(
     django_capture_on_commit_callbacks,
 ):
     contest = frame(table, tamsin)
-    # The GM: the savepoint, the locked contest, the idempotency key, the event, the
-    # contest, the release, then the broadcast's one read of the abilities (the sheets
-    # and the helpers together).
-    with django_assert_max_num_queries(7), django_capture_on_commit_callbacks(execute=True):
+    # The GM: the savepoint, the locked contest, the event (unless its idempotency key
+    # was used: one statement), the contest, the release, then the broadcast's one read
+    # of the abilities (the sheets and the helpers together).
+    with django_assert_max_num_queries(6), django_capture_on_commit_callbacks(execute=True):
         table.send(contest, gm, "set_tactic", side="pc", tactic="Pole along the shallows")
     # A player: also their membership and their characters, and from the sheet the
     # ability, its conditions and any community penalty on it (§8.2); the participant
     # record then follows the chosen ability, for the archive.
     boatcraft = ability(tamsin, "Boatcraft")
     with (
-        django_assert_max_num_queries(13, info="a player's choice of ability"),
+        django_assert_max_num_queries(12, info="a player's choice of ability"),
         django_capture_on_commit_callbacks(execute=True),
     ):
         table.send(contest, alice, "choose_ability", side="pc", ability_id=boatcraft.pk)

@@ -80,3 +80,46 @@ def test_conflicting_actions_at_once_give_one_event_and_a_clear_refusal(contest,
     assert ContestEvent.objects.filter(contest=contest).count() == 2
     contest.refresh_from_db()
     assert contest.seq == 2
+
+
+def test_a_double_click_with_the_step_it_saw_is_done_once_and_the_second_says_done(contest, gm):
+    """Both requests carry the step the page showed: the second, once the first has
+    moved the table on, is the same action already done, not a refusal."""
+
+    def submit():
+        return contest_act(
+            contest_id=contest.pk,
+            user=gm,
+            action="set_tactic",
+            idempotency_key="double-click",
+            data={"side": "pc", "tactic": "wade in"},
+            expected_seq=1,
+        )
+
+    first, second = run_together(submit, submit)
+    assert not isinstance(first, Exception) and not isinstance(second, Exception)
+    assert sorted([first.created, second.created]) == [False, True]
+    assert first.event.pk == second.event.pk and first.event.seq == 2
+    assert ContestEvent.objects.filter(contest=contest).count() == 2
+
+
+def test_an_action_resent_after_the_table_moved_on_changes_nothing(contest, gm):
+    """A resend without a step (a socket's retry) of an action done earlier: nothing
+    is written again, and the answer is the event it wrote then."""
+
+    def act(key, tactic):
+        return contest_act(
+            contest_id=contest.pk,
+            user=gm,
+            action="set_tactic",
+            idempotency_key=key,
+            data={"side": "pc", "tactic": tactic},
+        )
+
+    first = act("first", "wade in")
+    act("second", "swim across")
+    again = act("first", "wade in")
+    assert not again.created and again.event.pk == first.event.pk
+    contest.refresh_from_db()
+    assert contest.seq == 3 and contest.state["sides"]["pc"]["tactic"] == "swim across"
+    assert ContestEvent.objects.filter(contest=contest).count() == 3

@@ -260,7 +260,14 @@ class BaseFlow(ABC):
 
     @classmethod
     def from_json(cls, state: dict[str, Any]) -> Self:
-        return (cls.kind_class(state.get("kind")) or cls)(copy.deepcopy(state))
+        return cls.over(copy.deepcopy(state))
+
+    @classmethod
+    def over(cls, state: dict[str, Any]) -> Self:
+        """The flow of its kind over `state` itself, not a copy: for a caller that hands
+        the state over (an action's one pass: the state read from the database is
+        acted on, saved and rendered, never copied)."""
+        return (cls.kind_class(state.get("kind")) or cls)(state)
 
     @classmethod
     def replay(

@@ -43,9 +43,11 @@ def flow_class(kind: str) -> type[BaseFlow]:
         ) from None
 
 
-def load_flow(state: dict[str, Any]) -> BaseFlow:
-    """The flow of a stored contest state, whatever its kind."""
-    return flow_class(state["kind"]).from_json(state)
+def load_flow(state: dict[str, Any], *, handed_over: bool = False) -> BaseFlow:
+    """The flow of a stored contest state, whatever its kind: over a copy, or with
+    `handed_over` over the state itself (see `BaseFlow.over`)."""
+    cls = flow_class(state["kind"])
+    return cls.over(state) if handed_over else cls.from_json(state)
 
 
 def known_actions() -> frozenset[str]:
