@@ -14,6 +14,7 @@ from characters.selectors import ability_rating, ability_states
 from community.models import ResourceDraw
 from questworlds_site.accounts.models import User
 
+from ..core.actions import DECLARED_BY_NAME, Pick
 from ..core.rules import Rating
 from ..core.rules.community import social_penalty_in_force
 from ..models import Contest
@@ -62,18 +63,21 @@ def social_penalties(ability: Ability) -> list[dict[str, Any]]:
 def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User) -> dict[str, Any]:
     """Ratings come from the character sheet, never from the browser.
 
-    `choose_ability` with `ability_id` reads that ability's rating and states; with
+    What an action reads from a sheet follows its declared `pick`. An ability pick
+    (`choose_ability`) with `ability_id` reads that ability's rating and states; with
     `new_ability` (as-you-go, §3.1) it first adds the ability to the sheet. In a group
-    contest the character is the `participant`'s, and `switch_ability` and
-    `final_action` read an `ability_id` the same way. `join` with `character_id` reads
-    the character (and `ability_id`), else the GM's `{name, level | rating | npc_id}`.
-    `augment` and `gift` with `helper_ability_id` read the helper's rating.
+    contest the character is the `participant`'s, and a switch (`switch_ability`) or a
+    final action (`final_action`) read an `ability_id` the same way. `join` with
+    `character_id` reads the character (and `ability_id`), else the GM's `{name, level |
+    rating | npc_id}`. A helper's or a giver's pick (`augment`, `gift`) with
+    `helper_ability_id` reads the helper's rating.
     """
     data = dict(data)
-    if action in ("choose_ability", "switch_ability", "final_action"):
+    pick = DECLARED_BY_NAME[action].pick if action in DECLARED_BY_NAME else Pick.NONE
+    if pick in (Pick.ABILITY, Pick.SWITCH, Pick.FINAL):
         group = "participant" in data
         character_id = _acting_character(contest, data)
-        wanted = action == "choose_ability" or data.get("ability_id") or data.get("new_ability")
+        wanted = pick is Pick.ABILITY or data.get("ability_id") or data.get("new_ability")
         if character_id is None:
             return data  # the GM sets an NPC's ability and rating directly
         if not wanted:
@@ -81,13 +85,11 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User)
             data.pop("rating", None)
             data.pop("states", None)
             return data
-        ability = _sheet_ability(
-            contest, character_id, data, user, as_you_go=action == "choose_ability"
-        )
+        ability = _sheet_ability(contest, character_id, data, user, as_you_go=pick is Pick.ABILITY)
         data.update(
             ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
         )
-        if not group and action == "choose_ability":
+        if not group and pick is Pick.ABILITY:
             data["sheet_penalties"] = social_penalties(ability)
         data.pop("new_ability", None)
         if group:
@@ -108,7 +110,7 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User)
         else:
             data.pop("player_id", None)
             data.update(_resistance_side(contest.campaign, data))
-    elif action in ("augment", "gift"):
+    elif pick in (Pick.HELPER, Pick.GIVER):
         # Who helps is read from their ability, never taken from the browser.
         data.pop("helper_character_id", None)
         if data.get("helper_ability_id"):
