@@ -6,7 +6,7 @@
   `bench.table_*` modules.
 - `bench.http_path`: the browsers' own path (htmx POSTs and the table's sockets), one
   process straight and several behind Debian's nginx (`python -m bench.http_path
-  [--small] [--server uvicorn|daphne]`).
+  [--small] [--server uvicorn|daphne]`), split by job over the `bench.http_*` modules.
 - `bench.liveserver`: starts the real app (uvicorn) on a fresh database, for the
   benchmarks, the browser tests and the multi-process tests.
 

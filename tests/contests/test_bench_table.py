@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from bench.http_path import CYCLE
+from bench.http_cycle import CYCLE
 from bench.janitor import run
 from bench.liveserver import ROOT
 from bench.table import DEFAULT_REDIS_URL
@@ -21,7 +21,7 @@ from bench.table import DEFAULT_REDIS_URL
 pytestmark = pytest.mark.bench
 
 LATENCY_KEYS = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
-# The realistic cycle's steps, as bench.http_path names them.
+# The realistic cycle's steps, as bench.http_path names them (bench.http_cycle).
 CYCLE_STEPS = {step for _, step in CYCLE}
 # `lost` also counts broadcasts that arrived more than 5 s late, a timing figure; what
 # must never happen is a broadcast that does not arrive at all (the bench waits 15 s).
