@@ -107,7 +107,11 @@ def _act(
         data = _from_sheet(contest, action, data, user)
         payload = flow.apply(action, data, actor, roller)
         side_effects = _apply_side_effects(contest, flow, action, payload, user)
-    except (IllegalAction, RulesError, ValidationError) as error:
+    except (IllegalAction, RulesError, ValidationError, ContestError) as error:
+        # A resend of an action done already may be refused now (a second roll): it is
+        # answered as done, as it would have been before the refusal.
+        if contest.events.filter(idempotency_key=key).exists():
+            raise _AlreadyDone from None
         raise ContestError(_message(error)) from None
     payload.update(side_effects)
     payload["data"] = data

@@ -13,6 +13,7 @@ from django.db import connection
 
 from contests.models import ContestEvent
 from contests.services import ContestError, contest_act
+from tests.table import ability
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -123,3 +124,25 @@ def test_an_action_resent_after_the_table_moved_on_changes_nothing(contest, gm):
     contest.refresh_from_db()
     assert contest.seq == 3 and contest.state["sides"]["pc"]["tactic"] == "swim across"
     assert ContestEvent.objects.filter(contest=contest).count() == 3
+
+
+def test_a_roll_resent_without_its_step_is_answered_done_not_refused(contest, gm, tamsin):
+    """A second roll would be refused (the dice are rolled), but the same key resent is
+    the same roll: answered as done, with the event it wrote."""
+
+    def roll():
+        return contest_act(
+            contest_id=contest.pk, user=gm, action="roll", idempotency_key="roll-once", data={}
+        )
+
+    contest_act(
+        contest_id=contest.pk,
+        user=gm,
+        action="choose_ability",
+        idempotency_key="pick",
+        data={"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
+    )
+    first = roll()
+    again = roll()
+    assert first.created and not again.created and again.event.pk == first.event.pk
+    assert ContestEvent.objects.filter(contest=contest, type="roll").count() == 1
