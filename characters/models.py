@@ -91,6 +91,24 @@ class Character(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    # The constraints `constraint_violations` checks in memory: every one of them.
+    CHECKED_IN_MEMORY = frozenset(
+        {"character_hero_points_not_negative", "character_xp_not_negative"}
+    )
+
+    def constraint_violations(self) -> list[str]:
+        """The messages of the constraints above that this row breaks, worked out in
+        memory. Django's `validate_constraints` asks the database for each check in a
+        savepoint of its own (three statements each), and a hero point spent at the
+        table saves its character once. The database still enforces both."""
+        broken = []
+        if self.hero_points is not None and self.hero_points < 0:
+            broken.append("character_hero_points_not_negative")
+        if self.experience_points is not None and self.experience_points < 0:
+            broken.append("character_xp_not_negative")
+        constraints = {c.name: c for c in self._meta.constraints}
+        return [str(constraints[n].get_violation_error_message()) for n in broken]
+
     @property
     def traits(self) -> list[str]:
         return [t for t in (self.trait_1, self.trait_2, self.trait_3) if t]

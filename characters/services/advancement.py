@@ -40,6 +40,7 @@ from ..translate import (
 from .base import (
     clean,
     clean_ability,
+    clean_locked,
     engine_entries,
     entry,
     invalid,
@@ -112,7 +113,7 @@ def _write_engine_character(
     character.catch_ups = [
         {"ability": rows[c.trigger.casefold()].pk, "rating": c.rating} for c in after.catch_ups
     ]
-    clean(character)
+    clean_locked(character)  # locked by `_engine_step`
     character.save()
     return rows
 

@@ -66,6 +66,21 @@ def clean_ability(row: Ability, rows: Sequence[Ability], where: str = "") -> Non
         raise ValidationError(problems)
 
 
+def clean_locked(character: Character, where: str = "") -> None:
+    """`clean` for a character whose row the caller holds under its lock (`lock`): the
+    fields as Django checks them and the constraints in memory
+    (`Character.constraint_violations`), the same messages. Not the foreign keys: the
+    locked row's player and campaign are the ones it has (each check is a query)."""
+    problems = []
+    try:
+        character.full_clean(exclude=["player", "campaign"], validate_constraints=False)
+    except ValidationError as exc:
+        problems = error_lines(exc, where)
+    problems += [f"{where}{message}" for message in character.constraint_violations()]
+    if problems:
+        raise ValidationError(problems)
+
+
 def lock(character: Character) -> None:
     """Reload the character and hold its row until commit, so two requests never
     spend the same hero point (PostgreSQL; SQLite serialises writers anyway)."""

@@ -216,3 +216,54 @@ def test_the_panel_names_who_plays_in_the_contest(
     for message in sent:
         for html in message["html"].values():
             assert f'data-seq="{message["seq"]}" data-sheet-players="{alice.pk}"' in html
+
+
+# Each step of a simple contest with its broadcast, as the test counts them (its own
+# savepoint pair included): the GM's plain steps are the locked contest, the event,
+# the contest saved and the panel's one read of the sheets. A player also reads their
+# membership; a pick reads the ability, its states and any community penalty and
+# updates the archive's participant record; a hero point locks and writes the sheet
+# and its ledger; the consequences write each condition.
+STEP_QUERIES = (
+    ("alice", "choose_ability", 11),
+    ("gm", "modifier", 6),
+    ("gm", "set_tactic", 6),
+    ("alice", "set_tactic", 7),
+    ("gm", "roll", 6),
+    ("alice", "hero_point", 16),
+    ("gm", "resolve", 6),
+    ("gm", "apply_consequences", 15),
+    ("gm", "narrate", 6),
+    ("gm", "undo", 10),
+)
+
+
+def test_each_step_of_a_contest_stays_within_its_queries(
+    table,
+    session,
+    gm,
+    alice,
+    tamsin,
+    sent,
+    django_assert_max_num_queries,
+    django_capture_on_commit_callbacks,
+):
+    contest = frame(table, tamsin)
+    data = {
+        "choose_ability": {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
+        "modifier": {"side": "pc", "kind": "situational", "value": -5, "label": "fog"},
+        "set_tactic": {"side": "pc", "tactic": "Pole along the shallows"},
+        "hero_point": {"side": "pc"},
+        "narrate": {"narration": "They crossed at dusk."},
+    }
+    people = {"gm": gm, "alice": alice}
+    for who, action, most in STEP_QUERIES:
+        rolls = (5, 16) if action == "roll" else ()
+        with (
+            django_assert_max_num_queries(most, info=f"{who}: {action}"),
+            django_capture_on_commit_callbacks(execute=True),
+        ):
+            result = table.send(contest, people[who], action, rolls, **data.get(action, {}))
+        assert result.created, action
+    assert len(sent) == len(STEP_QUERIES)
+    assert [e.type for e in contest.events.order_by("seq")][-1] == "undone"
