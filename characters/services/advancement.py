@@ -431,7 +431,7 @@ def _engine_step_revert(character: Character, target: LedgerStep, note: str) -> 
             row.save(update_fields=["rating", "kind", "relationship"])
     for name, value in saved_state(target)["character"].items():
         setattr(character, name, value)
-    clean(character)
+    clean_locked(character)  # locked by `character_step_undo`
     character.save()
     for line in entries:
         if line.ability is not None and line.ability.pk is None:

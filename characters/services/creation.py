@@ -31,6 +31,7 @@ from ..translate import creation_inputs, creation_problems
 from .base import (
     clean,
     clean_ability,
+    clean_locked,
     entry,
     invalid,
     ledger_step,
@@ -121,7 +122,7 @@ def character_details_update(*, character: Character, actor: User, **fields: str
     lock(character)
     for name, value in fields.items():
         setattr(character, name, value.strip())
-    clean(character)
+    clean_locked(character)
     character.save(update_fields=list(fields))
     return character
 
@@ -475,7 +476,7 @@ def character_prose_set(*, character: Character, actor: User, prose: str) -> Cha
 
     def write(rows: list[Ability], followers: list[Follower]) -> Character:
         character.prose = prose.strip()
-        clean(character)
+        clean_locked(character)  # locked by `_creation_change`
         character.save(update_fields=["prose"])
         return character
 
