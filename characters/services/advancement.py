@@ -40,7 +40,7 @@ from ..translate import (
 from .base import (
     clean,
     clean_ability,
-    clean_locked,
+    clean_character,
     engine_entries,
     entry,
     invalid,
@@ -113,7 +113,7 @@ def _write_engine_character(
     character.catch_ups = [
         {"ability": rows[c.trigger.casefold()].pk, "rating": c.rating} for c in after.catch_ups
     ]
-    clean_locked(character)  # locked by `_engine_step`
+    clean_character(character)  # locked by `_engine_step`
     character.save()
     return rows
 
@@ -431,7 +431,7 @@ def _engine_step_revert(character: Character, target: LedgerStep, note: str) -> 
             row.save(update_fields=["rating", "kind", "relationship"])
     for name, value in saved_state(target)["character"].items():
         setattr(character, name, value)
-    clean_locked(character)  # locked by `character_step_undo`
+    clean_character(character)  # locked by `character_step_undo`
     character.save()
     for line in entries:
         if line.ability is not None and line.ability.pk is None:

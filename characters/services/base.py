@@ -66,11 +66,12 @@ def clean_ability(row: Ability, rows: Sequence[Ability], where: str = "") -> Non
         raise ValidationError(problems)
 
 
-def clean_locked(character: Character, where: str = "") -> None:
-    """`clean` for a character whose row the caller holds under its lock (`lock`): the
-    fields as Django checks them and the constraints in memory
-    (`Character.constraint_violations`), the same messages. Not the foreign keys: the
-    locked row's player and campaign are the ones it has (each check is a query)."""
+def clean_character(character: Character, where: str = "") -> None:
+    """`clean` for a character whose player and campaign the caller has made sure of: a
+    new one's (its player's membership of the campaign was read) or a row locked and
+    written back with both unchanged (`lock`). The fields as Django checks them and the
+    constraints in memory (`Character.constraint_violations`), with the same messages;
+    not the foreign keys, which Django checks by a query each."""
     problems = []
     try:
         character.full_clean(exclude=["player", "campaign"], validate_constraints=False)

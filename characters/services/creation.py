@@ -31,7 +31,7 @@ from ..translate import creation_inputs, creation_problems
 from .base import (
     clean,
     clean_ability,
-    clean_locked,
+    clean_character,
     entry,
     invalid,
     ledger_step,
@@ -91,7 +91,7 @@ def character_create(
         portrait=portrait.strip(),
         hero_points=starting,
     )
-    clean(character)
+    clean_character(character)  # its player plays in the campaign (`_check_campaign`)
     character.save()
     ledger_step(
         character,
@@ -122,7 +122,7 @@ def character_details_update(*, character: Character, actor: User, **fields: str
     lock(character)
     for name, value in fields.items():
         setattr(character, name, value.strip())
-    clean_locked(character)
+    clean_character(character)
     character.save(update_fields=list(fields))
     return character
 
@@ -476,7 +476,7 @@ def character_prose_set(*, character: Character, actor: User, prose: str) -> Cha
 
     def write(rows: list[Ability], followers: list[Follower]) -> Character:
         character.prose = prose.strip()
-        clean_locked(character)  # locked by `_creation_change`
+        clean_character(character)  # locked by `_creation_change`
         character.save(update_fields=["prose"])
         return character
 

@@ -1,7 +1,7 @@
-"""A character's constraints are checked in memory where its row is locked
-(`Character.constraint_violations`, `services.base.clean_locked`), not by a savepoint
-and a query each as Django's `validate_constraints` does: the memory is held to the
-database here, and a hero point spent at the table costs no such round trip."""
+"""A character's constraints are checked in memory where its player and campaign are
+sure (`Character.constraint_violations`, `services.base.clean_character`), not by a
+savepoint and a query each as Django's `validate_constraints` does: the memory is held
+to the database here, and a hero point spent at the table costs no such round trip."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 
 from characters import services
 from characters.models import Character
-from characters.services.base import clean_locked
+from characters.services.base import clean_character
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def test_the_memory_refuses_what_the_database_refuses(build_kara, field, constra
     )
     assert kara.constraint_violations() == [message]
     with pytest.raises(ValidationError):
-        clean_locked(kara)
+        clean_character(kara)
     with pytest.raises(IntegrityError), transaction.atomic():
         Character.objects.filter(pk=kara.pk).update(**{field: -1})
 
@@ -46,7 +46,7 @@ def test_a_character_at_zero_keeps_its_sheet_valid(build_kara):
     kara = build_kara()
     kara.hero_points = kara.experience_points = 0
     assert kara.constraint_violations() == []
-    clean_locked(kara)
+    clean_character(kara)
 
 
 def test_spending_a_hero_point_writes_the_sheet_and_its_ledger_in_bounded_queries(
@@ -61,3 +61,11 @@ def test_spending_a_hero_point_writes_the_sheet_and_its_ledger_in_bounded_querie
         services.character_hero_point_spend(character=kara, actor=kara.player)
     kara.refresh_from_db()
     assert kara.hero_points == before - 1
+
+
+def test_a_new_characters_player_must_play_in_its_campaign(campaign, charlie):
+    """The foreign keys are not checked by a query each on creation: the player's
+    membership of the campaign is, and an outsider's character is refused."""
+    with pytest.raises(ValidationError, match="does not play in"):
+        services.character_create(player=charlie, name="Stray", campaign=campaign)
+    assert not Character.objects.filter(name="Stray").exists()
