@@ -29,6 +29,9 @@ CYCLE = (
 CONSEQUENCE_SELECTS = ("pc", "pc_benefit", "opponent", "opponent_benefit")
 ACK_RE = re.compile(rb'data-acked="(\d+)"')
 ERROR_RE = re.compile(rb'id="table-error"[^>]*>([^<]*)<')
+BUSY_RE = re.compile(rb"The table is busy")
+# Steps played before the measurement are tried again when the process is busy.
+BUSY_RETRIES, BUSY_RETRY_S = 50, 0.2
 
 
 # --- The tables, playing the cycle -----------------------------------------------------------
@@ -151,6 +154,11 @@ async def play_step(
         action.error = f"{name}: {type(error).__name__}"
         return
     acked = ACK_RE.search(answer)
+    if status == 503 and BUSY_RE.search(answer):
+        # The process is full: refused at once in words, nothing done (the step is
+        # offered again later, as a person clicks again).
+        action.busy_after = time.perf_counter() - action.sent_at
+        return
     if status != 200 or not acked:
         said = ERROR_RE.search(answer)
         said = said.group(1).decode()[:120] if said else answer[:120].decode(errors="replace")
@@ -172,6 +180,17 @@ async def advance(
     """Play `steps` steps of one table's cycle, one after the other, not counted."""
     for _ in range(steps):
         done = playing.step
-        await play_step(playing, recorder, sockets_of[playing.table.campaign_id], [])
+        tried: list[Action] = []
+        for _attempt in range(BUSY_RETRIES):
+            await play_step(playing, recorder, sockets_of[playing.table.campaign_id], tried)
+            if tried[-1].busy_after is None:
+                break
+            # "The table is busy": tried again a moment later, as a person would.
+            await asyncio.sleep(BUSY_RETRY_S)
         if playing.step == done:
-            raise BenchError(f"table {playing.table.campaign_id}: a step did not go through")
+            last = tried[-1]
+            why = last.error or ("busy" if last.busy_after is not None else "not every page had it")
+            raise BenchError(
+                f"table {playing.table.campaign_id}: a step did not go through ({why}, "
+                f"{len(tried)} tries)"
+            )

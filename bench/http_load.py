@@ -42,7 +42,10 @@ def _tally(actions: list[Action], recorder: Recorder, sockets_of: dict) -> dict[
     latencies, lost, errors, unanswered = [], 0, collections.Counter(), 0
     by_step: dict[str, list[float]] = collections.defaultdict(list)
     first_error = next((a.error for a in actions if a.error), "")
+    busy = [a.busy_after for a in actions if a.busy_after is not None]
     for action in actions:
+        if action.busy_after is not None:
+            continue
         if action.error:
             errors[action.error.split(":")[0]] += 1
             continue
@@ -70,6 +73,11 @@ def _tally(actions: list[Action], recorder: Recorder, sockets_of: dict) -> dict[
             "out_of_order": recorder.out_of_order,
             "http_errors": dict(errors),
             "unanswered": unanswered,
+            # Answered "the table is busy" (503) by a full process: how many, how fast.
+            "refused_busy": len(busy),
+            "refusal_answer": {
+                k: v for k, v in latency_figures(busy).items() if k not in ("samples", "p95_ms")
+            },
         }
     )
     if first_error:
@@ -118,7 +126,12 @@ async def offered_rate(
     if tasks:
         await asyncio.wait(tasks, timeout=LOST_AFTER_S + 5)
     figures = _tally(actions, recorder, sockets_of)
-    delivered = len(actions) - sum(figures["http_errors"].values()) - figures["unanswered"]
+    delivered = (
+        len(actions)
+        - sum(figures["http_errors"].values())
+        - figures["unanswered"]
+        - figures["refused_busy"]
+    )
     figures.update(
         {
             "offered_per_s": rate,
@@ -133,9 +146,59 @@ async def offered_rate(
         and figures["lost"] == figures["duplicated"] == figures["out_of_order"] == 0
         and not figures["http_errors"]
         and not figures["unanswered"]
+        and not figures["refused_busy"]
         and missed == 0
     )
     return figures
+
+
+async def _settled(pids: list[int], idle_share: float = 0.35, most_s: float = 60.0) -> None:
+    """Wait (at most `most_s`) until the app's processes use less than `idle_share` of a
+    core each over a second: the pages' heartbeat alone, no backlog left."""
+    deadline = time.perf_counter() + most_s
+    while time.perf_counter() < deadline:
+        before = cpu_by_program(pids)["app"]
+        await asyncio.sleep(1.0)
+        if cpu_by_program(pids)["app"] - before < idle_share * len(pids):
+            return
+    log(f"  the server was still busy after {most_s} s; measuring anyway")
+
+
+async def _overloaded(
+    playing: list[Playing],
+    recorder: Recorder,
+    sockets_of: dict[int, list[Client]],
+    params: dict[str, Any],
+    capacity: float,
+) -> dict[str, Any]:
+    """Past capacity it bends, not breaks (issue 29): `overload_factor` times the
+    capacity just found (or the first rate, if none was met) offered to one process.
+    What it delivers, against its capacity; the actions answered "the table is busy"
+    (503) and how fast; whether everything it took reached every page of its table."""
+    base = capacity or params["rates"][0]
+    rate = params["overload_factor"] * base
+    log(
+        f"  past capacity: offering {rate} actions/s ({params['overload_factor']}x) for "
+        f"{params['step_seconds']} s"
+    )
+    step = await offered_rate(playing, recorder, sockets_of, rate, params["step_seconds"])
+    step["capacity_per_s"] = capacity
+    step["delivered_of_capacity"] = round(step["delivered_per_s"] / base, 2)
+    step["held"] = bool(
+        step["delivered_of_capacity"] >= 0.9
+        and step["lost"] == step["duplicated"] == step["out_of_order"] == 0
+        and not step["http_errors"]
+        and not step["unanswered"]
+    )
+    log(
+        f"    delivered {step['delivered_per_s']}/s ({step['delivered_of_capacity']}x the "
+        f"capacity), {step['refused_busy']} answered busy (p99 "
+        f"{step['refusal_answer']['p99_ms']} ms), lost {step['lost']}, held {step['held']}"
+    )
+    return step
+
+
+SPREADING_AT_ONCE = 6
 
 
 class PostgresWatch:
@@ -225,14 +288,22 @@ async def measure(
         # Tables at a real evening are not in step with one another: on the first run,
         # table i is played i steps into the cycle (not counted), so that each moment's
         # actions mix every kind of step instead of 60 framings at once.
+        await _settled(pids)
         if not progress:
             log("  spreading the tables over the cycle")
-            await asyncio.gather(
-                *(
-                    advance(one, i % len(CYCLE), recorder, sockets_of)
-                    for i, one in enumerate(playing)
-                )
-            )
+            # A few tables at a time: all of them at once is a burst past what a
+            # process takes, answered "busy" over and over (not what is measured here).
+            few = asyncio.Semaphore(SPREADING_AT_ONCE)
+
+            async def spread(one: Playing, steps: int) -> None:
+                async with few:
+                    await advance(one, steps, recorder, sockets_of)
+
+            await asyncio.gather(*(spread(one, i % len(CYCLE)) for i, one in enumerate(playing)))
+        # Opening every page and spreading the tables leave the server a backlog (each
+        # page's full state, presence, the pages' sheets): measured from a server
+        # still working through it, every rate would inherit a standing queue.
+        await _settled(pids)
         # A server that has just started warms up first (its pool's connections, each
         # query's first run, the first renders): played at the first rate, not counted.
         log(f"  warming up at {params['rates'][0]} actions/s for {params['warmup_seconds']} s")
@@ -268,6 +339,9 @@ async def measure(
             if not step["met"]:
                 break
             capacity = rate
+        overload = None
+        if params.get("overload_factor") and profile is not None:
+            overload = await _overloaded(playing, recorder, sockets_of, params, capacity)
         measured = {
             "steps": steps,
             "capacity_per_s": capacity,
@@ -278,6 +352,8 @@ async def measure(
                 "not_200": recorder.sheet_errors,
             },
         }
+        if overload is not None:
+            measured["overload"] = overload
         if profile:
             # Where the process's CPU goes at a steady rate it sustains: sampled apart
             # from the search, so the sampling costs none of its figures.

@@ -88,6 +88,7 @@ FULL = {
     "bare_samples": 200,
     "profile_seconds": 8.0,
     "profile_rate": 15,
+    "overload_factor": 2,
     "idle_sockets": 2000,
     "idle_sample_seconds": 10.0,
     "alarm_seconds": 1800,
@@ -102,6 +103,7 @@ SMALL = {
     "bare_samples": 20,
     "profile_seconds": 0.0,
     "profile_rate": 5,
+    "overload_factor": 2,
     "idle_sockets": 100,
     "idle_sample_seconds": 2.0,
     "alarm_seconds": 280,
@@ -138,6 +140,11 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             DB_POOL_MAX_SIZE=str(params["pool"]),
             CHANNEL_LAYER=os.environ.get("CHANNEL_LAYER", "pubsub"),
         )
+        if params.get("threads") is not None:
+            env["WORKER_THREADS"] = str(params["threads"])
+        if params.get("busy_after") is not None:
+            # What a process takes on at once before "the table is busy" (0: no limit).
+            env["TABLE_BUSY_AFTER"] = str(params["busy_after"])
         # As in production: DEBUG off (no query log kept per request), static files
         # collected (served by nginx in front of several processes).
         static_root = work / "static"
@@ -165,6 +172,8 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         progress: dict[int, int] = {}
         fragment = ""
         processes = {"1_process": 1, f"{params['processes']}_processes_nginx": params["processes"]}
+        if params.get("one_process"):
+            processes = {"1_process": 1}
         grounds = [
             Playground(
                 label, count, work, static_root, database_url, watch_pg, tables, owned, progress
@@ -180,9 +189,12 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             measured["met"] = measured["capacity_per_s"] >= TARGETS["capacity_per_s"]
             figures["capacity"][ground.label] = measured
             fragment = fragment or sample
-        if fragment:
+        if fragment and not params.get("no_floor"):
             mean = figures["capacity"]["1_process"].get("player_broadcast_mean_bytes", 0)
             figures["stack_floor"] = stack_floor(env, grounds, params, fragment, mean)
+        if params.get("one_process"):
+            figures["elapsed_seconds"] = round(time.monotonic() - started, 1)
+            return figures
         log(f"idle: {params['idle_sockets']} sockets on 1 {params['server']} process")
         with app_process(env, stderr_path=work / "server-idle.log", server=params["server"]) as (
             process,
@@ -243,8 +255,34 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_SERVER,
         help="the ASGI server to run (daphne: for comparison, if installed)",
     )
+    parser.add_argument("--tables", type=int, help="tables of 8 open pages (default 60)")
+    parser.add_argument(
+        "--busy-after",
+        type=int,
+        help="requests a process takes on at once before 'the table is busy' (TABLE_BUSY_AFTER;"
+        " 0: no limit; default: the app's own)",
+    )
+    parser.add_argument(
+        "--threads", type=int, help="worker threads per process (WORKER_THREADS; 0: Python's)"
+    )
+    parser.add_argument(
+        "--one-process",
+        action="store_true",
+        help="only 1 process, app and floor (no nginx, idle sockets or bare server)",
+    )
+    parser.add_argument(
+        "--no-floor", action="store_true", help="the app alone (no stack floor: no ratios)"
+    )
     args = parser.parse_args(argv)
     params = dict(SMALL if args.small else FULL)
+    params["no_floor"] = args.no_floor
+    params["one_process"] = args.one_process
+    if args.tables:
+        params["tables"] = args.tables
+    if args.busy_after is not None:
+        params["busy_after"] = args.busy_after
+    if args.threads is not None:
+        params["threads"] = args.threads
     params["mode"] = "small" if args.small else "full"
     params["server"] = args.server
     if args.processes:

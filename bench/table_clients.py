@@ -59,6 +59,8 @@ class Action:
     seq: int | None = None
     error: str = ""
     kind: str = ""  # which step of the cycle it is, where the benchmark says
+    # Refused by a full process ("the table is busy", HTTP 503): how long its answer took.
+    busy_after: float | None = None
 
 
 @dataclass

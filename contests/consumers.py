@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from campaigns.access import campaign_role
 from campaigns.models import Campaign, Session
 from questworlds_site import inputs
+from questworlds_site.admission import ADMISSION, BUSY_MESSAGE, cap_worker_threads
 
 from . import live, panels, presence
 from .broadcast import table_group_name
@@ -118,6 +119,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 await release_channel(layer, self.channel_name)
 
     async def connect(self) -> None:
+        cap_worker_threads()
         # The route's <int:...>, bounded: beyond any id is no campaign (a closed socket
         # the page can explain, not a route that is not found and a server error).
         campaign_id = inputs.an_id(self.scope["url_route"]["kwargs"]["campaign_id"])
@@ -213,14 +215,27 @@ class TableConsumer(AsyncWebsocketConsumer):
             if role != self.role:
                 await self._role_lost(CLOSE_ROLE_CHANGED if role else CLOSE_REMOVED)
                 return
-            await self.send(text_data=await self._render_full_state())
+            ADMISSION.take()
+            try:
+                state = await self._render_full_state()
+            finally:
+                ADMISSION.give_back()
+            await self.send(text_data=state)
             return
         if not isinstance(action, str) or action not in KNOWN_ACTIONS:
             await self._send_error(f"Unknown action {str(action)[:40]!r}; nothing was done.")
             return
-        reply = await db_async(perform)(
-            campaign_id=self.campaign_id, user=self.scope["user"], message=message
-        )
+        # A process that has as much in flight as it can take refuses at once, in words,
+        # rather than queue the action behind the rest (questworlds_site/admission.py).
+        if not ADMISSION.try_take():
+            await self._send_error(BUSY_MESSAGE)
+            return
+        try:
+            reply = await db_async(perform)(
+                campaign_id=self.campaign_id, user=self.scope["user"], message=message
+            )
+        finally:
+            ADMISSION.give_back()
         if reply.error:
             await self._send_error(reply.error)
         elif not reply.created:

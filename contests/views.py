@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from typing import Any
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user, role_in_campaign
 from characters.models import Ability, Character, Condition
 from questworlds_site import inputs, throttle
+from questworlds_site.admission import BUSY_MESSAGE, sheds_when_busy
 from questworlds_site.middleware import checks_its_own_input
 from questworlds_site.requests import AuthenticatedRequest
 
@@ -157,6 +159,13 @@ def _message_from_post(post) -> dict:
     }
 
 
+@functools.cache
+def _busy() -> str:
+    """What an action refused by a full process says (questworlds_site/admission.py)."""
+    return live.render_error(BUSY_MESSAGE)
+
+
+@sheds_when_busy(_busy)
 @checks_its_own_input
 @require_POST
 def act(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
@@ -201,6 +210,7 @@ def act(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     return response
 
 
+@sheds_when_busy(_busy)
 @require_POST
 def chat(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """Say one line at the table from the chat form; answers with the reader's chat list.

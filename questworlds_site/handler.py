@@ -19,6 +19,10 @@ the pool. The loop then sends the answer. Everything a request does with the dat
 happens inside that one call, in one thread, as Django requires. The worker threads
 are the loop's default executor's, kept from one request to the next; a streamed answer
 (a static file) is sent and then closed as Django's handler does.
+
+Every request counts in the process's admission (admission.py) from when its body is in
+until its answer is sent; a POST to a view marked `sheds_when_busy` that finds the
+process full is answered 503 with the view's words at once, without a thread.
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ from asgiref.sync import sync_to_async
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import FileResponse, HttpResponseBase
-from django.urls import set_script_prefix
+from django.http import FileResponse, HttpResponse, HttpResponseBase
+from django.urls import Resolver404, get_resolver, set_script_prefix
+
+from .admission import ADMISSION, RETRY_AFTER_SECONDS, cap_worker_threads
+from .security import POLICY
 
 
 class OneThreadASGIHandler(ASGIHandler):
@@ -38,18 +45,55 @@ class OneThreadASGIHandler(ASGIHandler):
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        cap_worker_threads()
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
         try:
-            set_script_prefix(get_script_prefix(scope))
-            response = await sync_to_async(self._respond, thread_sensitive=False)(scope, body_file)
-            await self.send_response(response, send)
-            if response.streaming:
-                await sync_to_async(response.close, thread_sensitive=False)()
+            # Counted once its body is in (a slow sender holds no place in the count).
+            busy_answer = self._busy_answer(scope) if scope.get("method") == "POST" else None
+            if busy_answer is None:
+                ADMISSION.take()
+            elif not ADMISSION.try_take():
+                await self._send_busy(busy_answer(), send)
+                return
+            try:
+                set_script_prefix(get_script_prefix(scope))
+                respond = sync_to_async(self._respond, thread_sensitive=False)
+                response = await respond(scope, body_file)
+                await self.send_response(response, send)
+                if response.streaming:
+                    await sync_to_async(response.close, thread_sensitive=False)()
+            finally:
+                ADMISSION.give_back()
         finally:
             body_file.close()
+
+    @staticmethod
+    def _busy_answer(scope):
+        """The refusal words of the view this POST goes to, if it is one that may be
+        refused when the process is full (`sheds_when_busy`)."""
+        path = scope["path"]
+        root = scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        try:
+            match = get_resolver().resolve(path)
+        except Resolver404:
+            return None
+        return getattr(match.func, "busy_answer", None)
+
+    async def _send_busy(self, html: str, send) -> None:
+        response = HttpResponse(html, status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        # The headers every answer carries (security.py), though no middleware ran.
+        response["Content-Security-Policy"] = POLICY
+        response["Cache-Control"] = "no-store, no-cache, must-revalidate, private"
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Referrer-Policy"] = "same-origin"
+        response["X-Frame-Options"] = "DENY"
+        await self.send_response(response, send)
 
     def _respond(self, scope, body_file) -> HttpResponseBase:
         """The request's synchronous part, in the worker thread that calls it."""

@@ -11,7 +11,14 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import channel_layer_from_env, database_from_url, envbool, envlist, envnetworks
+from .env import (
+    channel_layer_from_env,
+    database_from_url,
+    envbool,
+    envint,
+    envlist,
+    envnetworks,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -176,6 +183,14 @@ LOGIN_ADDRESS_FAILURE_LIMIT = os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "30/
 SIGNUP_LIMIT = os.environ.get("SIGNUP_LIMIT", "10/hour")
 # Invitation links that lead nowhere, per client address.
 INVITATION_FAILURE_LIMIT = os.environ.get("INVITATION_FAILURE_LIMIT", "20/hour")
+
+# Requests one process has in flight (queued for its threads or running, table actions
+# sent over its sockets included) past which a table action is answered "the table is
+# busy" at once instead of queued (questworlds_site/admission.py); 0: no limit.
+TABLE_BUSY_AFTER = envint("TABLE_BUSY_AFTER", 10)
+# Threads for the requests' synchronous part and the sockets' database work, per process
+# (questworlds_site/admission.py cap_worker_threads); 0: Python's default (CPUs + 4).
+WORKER_THREADS = envint("WORKER_THREADS", 0)
 
 # Table presence (contests/presence.py): each server process marks its sockets alive this
 # often; rows not marked for three periods belong to a dead process and expire.

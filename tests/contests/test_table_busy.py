@@ -1,0 +1,224 @@
+"""Past what a process can take on at once it bends, not breaks (issue 29): a table action
+that finds the process full is answered at once, in words, with 503 and Retry-After,
+and changes nothing; pages are still served; every action that was taken reaches the
+table's sockets; and once the rush is over actions go through again.
+
+Checked on the real server (uvicorn, as production runs it) with a burst of the
+browsers' own htmx POSTs, and on the socket path with the process's count full."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import psycopg
+import pytest
+from channels.db import database_sync_to_async
+from django.conf import settings
+from websockets.asyncio.client import connect
+
+from bench.liveserver import app_process, fresh_database, log_in, manage, server_env
+from bench.table_clients import connect_kwargs
+from contests.models import ContestEvent
+from questworlds_site.admission import ADMISSION, BUSY_MESSAGE, Admission
+from questworlds_site.asgi import application
+from tests.contests.socket_helpers import receive_until, session_cookie, table_socket
+from tests.site.test_connection_burst import FRAME
+
+BURST = 24
+ACK = re.compile(r'data-acked="(\d+)"')
+WAIT_S = 30.0
+
+
+def _post_action(opener, base: str, campaign: int, contest: int, token: str, n: int, start):
+    """The GM's tactic for the opposition, posted as htmx posts the table's form."""
+    data = urllib.parse.urlencode(
+        {
+            "action": "set_tactic",
+            "contest": str(contest),
+            "key": uuid.uuid4().hex,
+            "side": "opponent",
+            "tactic": f"Rise {n}",
+        }
+    ).encode()
+    request = urllib.request.Request(
+        f"{base}/campaigns/{campaign}/table/act/",
+        data=data,
+        headers={"HX-Request": "true", "X-CSRFToken": token, "Referer": base},
+    )
+    start.wait(WAIT_S)
+    try:
+        with opener.open(request, timeout=WAIT_S) as response:
+            return response.status, response.headers, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read().decode()
+
+
+def _get_page(opener, base: str, path: str, start) -> int:
+    start.wait(WAIT_S)
+    try:
+        with opener.open(base + path, timeout=WAIT_S) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+async def _burst(base: str, port: int, ids: dict, opener, token: str, session: str):
+    """The GM's page listens on its socket while the burst of actions and a few page
+    loads are sent all at once; returns the answers and the steps the socket saw."""
+    campaign, contest = ids["campaign"], ids["contest"]
+    socket = await connect(
+        f"ws://127.0.0.1:{port}/ws/tables/{campaign}/", **connect_kwargs(port, session)
+    )
+    seen: set[int] = set()
+
+    async def listen() -> None:
+        async for message in socket:
+            found = re.search(r'id="contest" data-contest-id="\d*" data-seq="(\d+)"', message)
+            if found:
+                seen.add(int(found.group(1)))
+
+    listening = asyncio.create_task(listen())
+    # Every browser's request leaves at the same moment (a thread each).
+    start = threading.Barrier(BURST + 4)
+    loop = asyncio.get_running_loop()
+    with ThreadPoolExecutor(max_workers=BURST + 4) as browsers:
+        actions = [
+            loop.run_in_executor(
+                browsers, _post_action, opener, base, campaign, contest, token, n, start
+            )
+            for n in range(BURST)
+        ]
+        table_page = f"/campaigns/{campaign}/table/"
+        pages = [
+            loop.run_in_executor(browsers, _get_page, opener, base, table_page, start)
+            for _ in range(4)
+        ]
+        answers = await asyncio.gather(*actions)
+        page_statuses = await asyncio.gather(*pages)
+    acked = [int(m.group(1)) for _s, _h, body in answers if (m := ACK.search(body))]
+
+    async def all_seen() -> None:
+        while not set(acked) <= seen:
+            await asyncio.sleep(0.05)
+
+    try:
+        await asyncio.wait_for(all_seen(), WAIT_S)
+    finally:
+        listening.cancel()
+        await socket.close()
+    return answers, page_statuses, acked, seen
+
+
+@pytest.mark.skipif(
+    not (settings.DATABASES["default"]["ENGINE"].endswith("postgresql") and settings.REDIS_URL),
+    reason="a burst of concurrent actions on the real server needs PostgreSQL's row locks",
+)
+@pytest.mark.xdist_group("servers")
+def test_a_full_process_answers_the_actions_beyond_it_at_once_and_loses_none(tmp_path):
+    with fresh_database(tmp_path, template="demo") as database_url:
+        env = server_env(
+            database_url,
+            TABLE_BUSY_AFTER="2",
+            ACTION_RATE_LIMIT="1000/10 seconds",  # this test is about the process's limit
+        )
+        ids = json.loads(manage(env, "shell", "-c", FRAME).strip().splitlines()[-1])
+        with app_process(env) as (_process, base):
+            port = urllib.parse.urlsplit(base).port
+            opener = log_in(base, "gm", "questworlds")[0]
+            jar = next(h for h in opener.handlers if hasattr(h, "cookiejar")).cookiejar
+            session = next(c.value for c in jar if c.name == "sessionid")
+            page = opener.open(f"{base}/campaigns/{ids['campaign']}/table/", timeout=WAIT_S)
+            token = re.search(r'"X-CSRFToken": "([^"]+)"', page.read().decode()).group(1)
+            answers, page_statuses, acked, seen = asyncio.run(
+                _burst(base, port, ids, opener, token, session)
+            )
+            # The rush is over: the next action is taken.
+            after = _post_action(
+                opener, base, ids["campaign"], ids["contest"], token, BURST, threading.Barrier(1)
+            )
+        with psycopg.connect(database_url) as db:
+            (events,) = db.execute(
+                "SELECT count(*) FROM contests_contestevent WHERE contest_id = %s",
+                [ids["contest"]],
+            ).fetchone()
+
+    busy = [(headers, body) for status, headers, body in answers if status == 503]
+    taken = [body for status, _headers, body in answers if status == 200]
+    assert len(busy) + len(taken) == BURST, [status for status, _h, _b in answers]
+    assert busy, "two in flight at most, 24 at once: some must have been refused"
+    assert taken, "the process took what it could"
+    for headers, body in busy:
+        # In words, where the page shows the table's errors; the browser may try again.
+        assert BUSY_MESSAGE in body and 'id="table-error"' in body
+        assert headers.get("Retry-After") == "1"
+    assert all(ACK.search(body) for body in taken), taken
+    # Pages are never refused.
+    assert page_statuses == [200] * 4
+    # What was refused changed nothing; what was taken is each one step, and reached
+    # the page's socket.
+    assert sorted(acked) == sorted(set(acked))
+    assert events == 1 + len(acked) + 1  # the framing, the burst's taken, and `after`
+    assert set(acked) <= seen
+    assert after[0] == 200 and ACK.search(after[2]), after
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_action_finding_the_process_full_is_refused_in_words(
+    campaign, table, session, gm, tamsin, monkeypatch
+):
+    contest = await database_sync_to_async(table.frame)(
+        pc=tamsin, prize="the ford", opponent={"name": "The Grey River", "level": "moderate"}
+    )
+    socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(gm)
+    )
+    assert (await socket.connect())[0]
+    await receive_until(socket, 'id="contest"')
+
+    def tactic() -> str:
+        return json.dumps(
+            {
+                "action": "set_tactic",
+                "contest": contest.pk,
+                "key": uuid.uuid4().hex,
+                "data": {"side": "opponent", "tactic": "Rise"},
+            }
+        )
+
+    # As many requests in flight as the process takes.
+    monkeypatch.setattr(ADMISSION, "in_flight", settings.TABLE_BUSY_AFTER)
+    await socket.send_to(text_data=tactic())
+    refused = await receive_until(socket, 'id="table-error"', limit=40)
+    assert BUSY_MESSAGE in refused
+    assert await ContestEvent.objects.filter(contest=contest).acount() == 1
+    # One finishes: the next action is taken.
+    monkeypatch.setattr(ADMISSION, "in_flight", settings.TABLE_BUSY_AFTER - 1)
+    await socket.send_to(text_data=tactic())
+    await receive_until(socket, 'id="table-ack"', limit=40)
+    assert await ContestEvent.objects.filter(contest=contest).acount() == 2
+    await socket.disconnect()
+
+
+def test_the_count_refuses_only_actions_and_only_past_its_limit(settings):
+    settings.TABLE_BUSY_AFTER = 2
+    count = Admission()
+    count.take()
+    assert count.try_take() is True  # the second of two
+    assert count.try_take() is False  # a third action is refused...
+    count.take()  # ...but a page is served, and counts
+    assert (count.in_flight, count.refused) == (3, 1)
+    count.give_back()
+    assert count.try_take() is False  # still two in flight
+    count.give_back()
+    assert count.try_take() is True  # one finished: room for one more
+    settings.TABLE_BUSY_AFTER = 0  # no limit
+    assert all(count.try_take() for _ in range(50))
