@@ -23,6 +23,7 @@ from typing import Any
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
+from .core.actions import DECLARED_BY_NAME
 from .core.table.base import ActionInput
 
 
@@ -72,7 +73,7 @@ def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
         )
     parts.append("\n  ")
     view = context.get("view") or {}
-    if name == "apply_consequences" and view.get("apply_consequences"):
+    if _takes_edits(name) and view.get("apply_consequences"):
         parts += _consequence_selects(context, view)
     parts.append("\n  ")
     for one in control.inputs:
@@ -81,6 +82,20 @@ def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
     parts.append(_button(control, context))
     parts.append("\n</form>")
     return mark_safe("".join(parts))
+
+
+def _takes_edits(name: str) -> bool:
+    """An action whose data takes the GM's edit of each side's consequences (its model's
+    `edit`): its form carries the selects for them."""
+    declared = DECLARED_BY_NAME.get(name)
+    return declared is not None and "edit" in declared.data.model_fields
+
+
+def _in_bar(name: str) -> bool:
+    """An action the "your move" bar offers as a choice that will not wait (a hero
+    point): its button says so, and what it would do."""
+    declared = DECLARED_BY_NAME.get(name)
+    return declared is not None and declared.in_bar
 
 
 def _consequence_selects(context: Mapping[str, Any], view: Mapping[str, Any]) -> list[str]:
@@ -152,10 +167,11 @@ def _input(one: ActionInput) -> str:
 def _button(control: Any, context: Mapping[str, Any]) -> str:
     action = control.action
     css = "primary" if action.primary else "confirm" if action.confirm else ""
-    if control.name == "hero_point":
+    in_bar = _in_bar(control.name)
+    if in_bar:
         css += " hero-point"
     text = _e(control.text) if control.text else _e(action.label)
     offer = context.get("hero_point_offer")
-    if control.name == "hero_point" and offer and not control.text:
+    if in_bar and offer and not control.text:
         text += f": {_e(offer)}"
     return f'<button type="submit" class="{css}">{text}</button>'

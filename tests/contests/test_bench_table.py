@@ -139,6 +139,13 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
         if "postgres_connections" in measured:
             connections = measured["postgres_connections"]
             assert 0 < connections["most_seen"] <= connections["bound"], connections
+    # Past capacity, on 1 process: what it took reached every page, once and in order;
+    # anything beyond was answered busy, never failed otherwise.
+    overload = figures["capacity"]["1_process"]["overload"]
+    assert overload["offered_per_s"] > 0 and _number(overload["delivered_of_capacity"])
+    assert overload["lost"] == overload["duplicated"] == overload["out_of_order"] == 0, overload
+    assert overload["http_errors"] == {} and overload["unanswered"] == 0, overload
+    assert overload["refused_busy"] >= 0 and isinstance(overload["held"], bool)
     # The stack's floor (bench/floor_urls.py) took the same cycle from the same pages on
     # the same topologies: every step acknowledged and delivered, with a panel the size
     # of the app's own.
