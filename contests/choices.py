@@ -9,7 +9,7 @@ from .core.rules.extended_group.state import ORDER_RULES
 from .core.rules.ratings import RESISTANCE_LEVELS
 from .core.rules.scored_group.participants import ROLES
 from .core.table.base import SIDES
-from .core.table.sides import VARIANTS
+from .core.terms import VARIANTS
 
 
 def _choices(values: tuple[str, ...], labels: dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -113,8 +113,7 @@ def _act(
         if contest.events.filter(idempotency_key=key).exists():
             raise _AlreadyDone from None
         raise ContestError(_message(error)) from None
-    payload.update(side_effects)
-    payload["data"] = data
+    payload.update(side_effects)  # with the completed data the flow read ("data")
     event = _append(contest, flow, before, user, action, payload, key)
     return ActionResult(contest, event, created=True)
 

@@ -66,10 +66,9 @@ def test_an_extended_contest_is_rebuilt_by_replaying_its_actions():
     flow = TableFlow.frame(framing)
     recorded = []
     for actor, action, data, rolls in steps:
-        # The service stores each action's data as the flow left it: dice included.
-        data = dict(data)
-        flow.apply(action, data, actor, fixed_rolls(*rolls))
-        recorded.append((action, data, actor))
+        # The service stores each action's data as the flow completed it: dice included.
+        payload = flow.apply(action, data, actor, fixed_rolls(*rolls))
+        recorded.append((action, payload["data"], actor))
     # The opponent lost the exchange: it pays the PC's bid of 5 AP (§5.3.1).
     machine = flow.state["machine"]["state"]
     assert machine["opponent"]["ap"] == machine["opponent"]["starting_ap"] - 5

@@ -387,7 +387,7 @@ def test_the_gm_may_have_both_lose_half_the_bid_on_a_both_fumble_tie(
     assert contest.state["pending"]["both_fumble"] is True
     assert 'name="both_lose_half"' in live.render_contest(contest, "gm")
     assert 'name="both_lose_half"' not in live.render_contest(contest, "player")
-    table.act(contest, gm, "resolve", both_lose_half=1)  # §5.3.1 footnote: half of 6 each
+    table.act(contest, gm, "resolve", both_lose_half=True)  # §5.3.1 footnote: half of 6 each
     assert contest.state["machine"]["state"]["ap"] == {"Tamsin": 10, "Brannoc": 7, "Chief": 11}
     assert "both lose 1/2x bid" in contest.events.last().payload["summary"]
     assert Table.rebuilt(contest).state == contest.state
@@ -406,7 +406,7 @@ def test_both_lose_half_is_only_for_a_both_fumble_exchange(
     table.act(contest, gm, "act", rolls=(13, 11), participant="Chief")
     assert contest.state["pending"]["both_fumble"] is False
     assert 'name="both_lose_half"' not in live.render_contest(contest, "gm")
-    table.refused(contest, gm, "resolve", "both-fumble tie", both_lose_half=1)
+    table.refused(contest, gm, "resolve", "both-fumble tie", both_lose_half=True)
 
 
 def test_the_gm_shifts_an_assists_resistance(table, session, gm, alice, bob, tamsin, brannoc):
@@ -451,7 +451,7 @@ def test_a_gifter_may_spend_their_own_hero_point(
     assert 'name="wait_for_hero_point"' in live.render_contest(contest, "player", reader=alice.pk)
     # Wren bids 5 (resistance 10): 12 against 5, both succeed, her better roll wins.
     gift = {"helper_ability_id": rowing.pk, "recipient": "Brannoc", "opponent": "Chief", "bid": 5}
-    table.act(contest, alice, "gift", rolls=(12, 5), wait_for_hero_point=1, **gift)
+    table.act(contest, alice, "gift", rolls=(12, 5), wait_for_hero_point=True, **gift)
     flow = load_flow(contest.state)
     assert flow.phase == "rolled"
     assert flow.hero_point_offers == [{"participant": "Wren", "player_id": alice.pk}]

@@ -92,7 +92,7 @@ def test_a_stale_sequence_number_is_refused(table, session, alice, tamsin):
         ("alice", "modifier", {"side": "opponent", "value": -6}, "only the GM"),
         ("gm", "hero_point", {"side": "pc"}, "after the roll"),
         ("gm", "teleport", {}, "unknown action"),
-        ("gm", "modifier", {"side": "pc", "value": 99}, "at most"),
+        ("gm", "modifier", {"side": "pc", "value": 99}, "from -40 to 40"),
         ("gm", "apply_consequences", {}, "once the contest is decided"),
     ],
 )

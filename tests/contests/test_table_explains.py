@@ -119,7 +119,7 @@ def test_an_extended_contest_heads_with_ap_whose_exchange_and_the_bid(
     # §5.3.1: each side starts with AP equal to its TN.
     assert "Tamsin 17 AP" in header(contest) and "Raiders 14 AP" in header(contest)
     assert "Tamsin's exchange" in header(contest, "gm")
-    table.act(contest, alice, "bid", side="pc", bid=5)
+    table.act(contest, alice, "bid", bid=5)
     assert "Tamsin's exchange · bid 5 AP" in header(contest, "spectator")
     table.act(contest, gm, "roll", rolls=(4, 16))  # success against failure
     table.act(contest, gm, "resolve")

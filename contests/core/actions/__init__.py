@@ -20,10 +20,12 @@ send with an action (a player names an ability, and the service reads its rating
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
+from ..rules.errors import RulesError
 from .fields import (
     CONTEST_KINDS,
     MAX_DEPTH,
@@ -35,11 +37,13 @@ from .fields import (
 from .models import (
     ACTION_ADAPTER,
     ACTIONS,
+    COMPLETED_MODELS,
     DATA_MODELS,
     DECLARED,
     DECLARED_BY_NAME,
     MESSAGE_MODELS,
     SHEETS_KEPT,
+    Data,
     Declared,
     Message,
     Pick,
@@ -50,6 +54,7 @@ from .readable import LABELS, label_for, readable
 __all__ = [
     "ACTIONS",
     "ACTION_ADAPTER",
+    "COMPLETED_MODELS",
     "CONTEST_KINDS",
     "DATA_MODELS",
     "DECLARED",
@@ -61,17 +66,20 @@ __all__ = [
     "SHEETS_KEPT",
     "STAKES",
     "ActionInputError",
+    "Data",
     "Declared",
     "Message",
     "Pick",
     "Place",
     "check_bounds",
+    "completed",
     "data_of",
     "gm_only_fields",
     "label_for",
     "parse",
     "plain_text_problem",
     "readable",
+    "stored",
 ]
 
 
@@ -124,3 +132,33 @@ def gm_only_fields(parsed: Message) -> list[str]:
     """The fields of this message that only the GM may send (ratings and the like)."""
     data = parsed.data
     return sorted(name for name in data.gm_only() if name in data.model_fields_set)
+
+
+# -- the data the flows read ------------------------------------------------------------------
+
+
+def completed(action: str, data: Data | Mapping[str, Any]) -> Data:
+    """`data` as `action`'s completed model (`COMPLETED_MODELS`): what the browser sent
+    with what the server filled in (the sheet's fields, the dice), each checked as
+    typed. A RulesError with a readable reason otherwise."""
+    model = COMPLETED_MODELS.get(action)
+    if model is None:
+        raise RulesError(f"unknown action {action!r}")
+    if isinstance(data, model):
+        return data
+    if isinstance(data, Data):
+        data = data.model_dump(exclude_unset=True)
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise RulesError(readable(error, action)) from None
+
+
+def stored(action: str, data: Mapping[str, Any]) -> Data:
+    """An event's recorded data (`payload["data"]`) read back for a replay or an undo,
+    through the same model as when it was done. A key the model does not declare (in a
+    row written before the field was dropped) is ignored, as the flows always ignored it."""
+    model = COMPLETED_MODELS.get(action)
+    if model is None:
+        raise RulesError(f"unknown action {action!r}")
+    return completed(action, {k: v for k, v in data.items() if k in model.model_fields})

@@ -13,9 +13,8 @@ from pydantic_core import PydanticCustomError
 from .. import numbers
 from ..rules.errors import RulesError
 from ..rules.ratings import RESISTANCE_LEVELS, Rating, normalise_level
-from ..table.base import MAX_TEXT, SIDES
-from ..table.group_framing import GROUP_KINDS, MAX_NAME
-from ..table.two_sides import KINDS
+from ..rules.simple import SIDES
+from ..terms import GROUP_KINDS, KINDS, MAX_NAME, MAX_TEXT
 
 # -- bounds checked before any parsing ----------------------------------------------------
 

@@ -12,9 +12,7 @@ from ..rules.extended_group.state import DARING_LEVELS, ORDER_RULES
 from ..rules.ratings import RESISTANCE_LEVELS
 from ..rules.scored.tables import TACTICS
 from ..rules.scored_group.participants import ROLES
-from ..table.base import MODIFIER_KINDS
-from ..table.group_framing import MAX_SIDE
-from ..table.sides import VARIANTS
+from ..terms import MAX_SIDE, MODIFIER_KINDS, VARIANTS
 from .fields import (
     AUGMENT_KINDS,
     CONTEST_KINDS,
@@ -332,6 +330,92 @@ class FinalAction(SheetChoice):
     pass
 
 
+# -- what the server completes -------------------------------------------------------------
+# The flows read an action's data as its completed model: what the browser sent (the
+# models above), with what the server filled in: the sheet's fields, read by the
+# service (contests/services/sheets.py), and the dice rolled for the action. The event
+# stores the completed data, and a replay or an undo reads it back through the same
+# model. A message never carries these fields: the browser's models above refuse them.
+
+Die = Annotated[int, Whole(1, 20)]
+
+
+class Rolls(Data):
+    """The dice rolled for an action (by the server, or a physical d20 entered before),
+    recorded with its data so that a replay reads them back: one-on-one, each side's and
+    a helper's against its resistance; in a group contest under `dice`, by roller (a
+    long contest's action) or by participant, then roller (a simple group contest)."""
+
+    pc_roll: Die | None = None
+    opponent_roll: Die | None = None
+    roll: Die | None = None
+    resistance_roll: Die | None = None
+    dice: dict[str, Die | dict[str, Die]] | None = None
+
+
+class Penalty(Data):
+    """A community penalty on the chosen ability (§8.2), as the service read it."""
+
+    label: Annotated[str, Text()]
+    value: Annotated[int, Whole(-MAX_ID, MAX_ID)]
+
+
+class CompletedRoll(Rolls):
+    pass
+
+
+class CompletedChooseAbility(ChooseAbility):
+    sheet_penalties: Annotated[list[Penalty], Field(max_length=MAX_ROWS)] | None = None
+
+
+class CompletedAugment(Augment, Rolls):
+    helper_character_id: Id | None = None  # who helps, read from the helping ability
+
+
+class CompletedGift(Gift, Rolls):
+    helper_character_id: Id | None = None  # who gives, read from the giving ability
+
+
+class CompletedJoin(Join):
+    player_id: Id | None = None  # the joining character's player
+
+
+class CompletedDisengage(Disengage, Rolls):
+    pass
+
+
+class CompletedPartingShot(PartingShot, Rolls):
+    pass
+
+
+class CompletedUnrelatedAction(UnrelatedAction, Rolls):
+    pass
+
+
+class CompletedPlayRound(PlayRound, Rolls):
+    pass
+
+
+class CompletedAssist(Assist, Rolls):
+    pass
+
+
+class CompletedRemoveFollower(RemoveFollower, Rolls):
+    pass
+
+
+class CompletedAct(Act, Rolls):
+    pass
+
+
+class CompletedLend(Lend, Rolls):
+    pass
+
+
+class CompletedFinalAction(FinalAction, Rolls):
+    pass
+
+
 class Place(StrEnum):
     """Where an action's control sits on the table's panel (contests/live/controls.py)."""
 
@@ -385,6 +469,13 @@ class Declared:
     pick: Pick = Pick.NONE
     # Offered in the "your move" bar too, as a choice that will not wait (a hero point).
     in_bar: bool = False
+    # The data as the flows read it and the event stores it, when the server completes
+    # it (the sheet's fields, the dice): a subclass of `data`.
+    completed: type[Data] | None = None
+
+    @property
+    def completed_model(self) -> type[Data]:
+        return self.completed or self.data
 
     @property
     def event(self) -> str:
@@ -395,16 +486,29 @@ DECLARED: tuple[Declared, ...] = (
     Declared("frame", Frame, "framed the contest", event_type="framed"),
     Declared("undo", Nothing, "undid an action", event_type="undone"),
     Declared(
-        "choose_ability", ChooseAbility, "chose an ability", place=Place.HOLDER, pick=Pick.ABILITY
+        "choose_ability",
+        ChooseAbility,
+        "chose an ability",
+        place=Place.HOLDER,
+        pick=Pick.ABILITY,
+        completed=CompletedChooseAbility,
     ),
     Declared("set_tactic", SetTactic, "chose a tactic", sheets=False, place=Place.HOLDER),
-    Declared("augment", Augment, "augmented", sheets=False, place=Place.GENERAL, pick=Pick.HELPER),
+    Declared(
+        "augment",
+        Augment,
+        "augmented",
+        sheets=False,
+        place=Place.GENERAL,
+        pick=Pick.HELPER,
+        completed=CompletedAugment,
+    ),
     Declared("modifier", Modifier, "added a modifier", sheets=False, place=Place.GENERAL),
     Declared(
         "remove_modifier", RemoveModifier, "removed a modifier", sheets=False, place=Place.EACH_LINE
     ),
     Declared("enter_roll", EnterRoll, "entered a roll", sheets=False, place=Place.HOLDER),
-    Declared("roll", Nothing, "rolled", sheets=False),
+    Declared("roll", Nothing, "rolled", sheets=False, completed=CompletedRoll),
     Declared("reveal", Nothing, "revealed a roll", sheets=False),
     Declared("hero_point", HeroPoint, "spent a hero point", place=Place.HOLDER, in_bar=True),
     Declared("resolve", Resolve, "resolved the roll", sheets=False),
@@ -417,27 +521,63 @@ DECLARED: tuple[Declared, ...] = (
     Declared("both_fumble", BothFumble, "ruled a double fumble a marginal defeat"),
     Declared("no_relevant_ability", NoRelevantAbility, "ruled there is no relevant ability"),
     Declared("bid", Bid, "bid", sheets=False, place=Place.FLOW),
-    Declared("parting_shot", PartingShot, "took a parting shot", place=Place.FLOW),
-    Declared("unrelated_action", UnrelatedAction, "took an unrelated action", place=Place.HOLDER),
-    Declared("disengage", Disengage, "tried to disengage", place=Place.HOLDER),
-    Declared("gift", Gift, "gave advantage points", place=Place.GENERAL, pick=Pick.GIVER),
+    Declared(
+        "parting_shot",
+        PartingShot,
+        "took a parting shot",
+        place=Place.FLOW,
+        completed=CompletedPartingShot,
+    ),
+    Declared(
+        "unrelated_action",
+        UnrelatedAction,
+        "took an unrelated action",
+        place=Place.HOLDER,
+        completed=CompletedUnrelatedAction,
+    ),
+    Declared(
+        "disengage",
+        Disengage,
+        "tried to disengage",
+        place=Place.HOLDER,
+        completed=CompletedDisengage,
+    ),
+    Declared(
+        "gift",
+        Gift,
+        "gave advantage points",
+        place=Place.GENERAL,
+        pick=Pick.GIVER,
+        completed=CompletedGift,
+    ),
     Declared("boost", Boost, "boosted"),
     Declared("engage", Engage, "engaged an opponent", place=Place.GENERAL),
-    Declared("play_round", PlayRound, "played a round"),
-    Declared("assist", Assist, "assisted"),
-    Declared("remove_follower", RemoveFollower, "removed a follower"),
+    Declared("play_round", PlayRound, "played a round", completed=CompletedPlayRound),
+    Declared("assist", Assist, "assisted", completed=CompletedAssist),
+    Declared(
+        "remove_follower", RemoveFollower, "removed a follower", completed=CompletedRemoveFollower
+    ),
     Declared("shift_points", ShiftPoints, "shifted points"),
-    Declared("join", Join, "joined the contest", place=Place.GENERAL),
+    Declared("join", Join, "joined the contest", place=Place.GENERAL, completed=CompletedJoin),
     Declared("switch_ability", SwitchAbility, "switched ability", pick=Pick.SWITCH),
     Declared("declare", Declare, "declared an action", sheets=False),
     Declared("delay", Delay, "delayed", sheets=False),
-    Declared("act", Act, "acted", sheets=False),
+    Declared("act", Act, "acted", sheets=False, completed=CompletedAct),
     Declared("rejoin", Rejoin, "rejoined the contest", place=Place.GENERAL),
-    Declared("lend", Lend, "lent advantage points"),
-    Declared("final_action", FinalAction, "took a final action", pick=Pick.FINAL),
+    Declared("lend", Lend, "lent advantage points", completed=CompletedLend),
+    Declared(
+        "final_action",
+        FinalAction,
+        "took a final action",
+        pick=Pick.FINAL,
+        completed=CompletedFinalAction,
+    ),
 )
 DECLARED_BY_NAME: dict[str, Declared] = {action.name: action for action in DECLARED}
 DATA_MODELS: dict[str, type[Data]] = {action.name: action.data for action in DECLARED}
+COMPLETED_MODELS: dict[str, type[Data]] = {
+    action.name: action.completed_model for action in DECLARED
+}
 # The actions that change no sheet; any other step (and an event that is no action,
 # such as the framing or an undo) may.
 SHEETS_KEPT = frozenset(action.name for action in DECLARED if not action.sheets)

@@ -5,12 +5,11 @@ behaviour of each family (one_on_one.py and long.py; group.py and group_long.py)
 registry (registry.py) imports them all and finds the class of a stored contest.
 """
 
+from ..terms import GROUP_KINDS, KINDS
 from .base import SIDES, ActionInput, Actor, AvailableAction, BaseFlow, Choice, Roller
 from .group import GroupFlow
-from .group_framing import GROUP_KINDS
 from .one_on_one import TableFlow
 from .registry import FLOW_CLASSES, flow_class, known_actions, load_flow
-from .two_sides import KINDS
 
 __all__ = [
     "FLOW_CLASSES",

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from ..actions import Data, completed, stored
 from ..rules import (
     Augment,
     IllegalAction,
@@ -32,13 +33,13 @@ from ..rules import (
 from ..rules.dice import check_roll
 from ..rules.simple import SIDES as SIDES
 from ..rules.simple import Side, as_side
+from ..terms import MAX_TEXT as MAX_TEXT
+from ..terms import MODIFIER_KINDS as MODIFIER_KINDS
 
 Roller = Callable[[], int]
-MODIFIER_KINDS = ("stretch", "situational", "flaw", "mob", "ganging_up", "other")
 # What may adjust a GM resistance (R9: mobs raise it, ganging up lowers it); nothing else.
 RESISTANCE_ADJUSTMENTS = ("mob", "ganging_up")
 PLOT_AUGMENTS = (3, 6, 9, 20)  # §2.4.3
-MAX_TEXT = 300
 PHASE_NAMES = {
     "preparing": "before the roll",
     "rolled": "after the roll, before it is resolved",
@@ -271,16 +272,17 @@ class BaseFlow(ABC):
 
     @classmethod
     def replay(
-        cls, framing: dict[str, Any], events: Iterable[tuple[str, dict[str, Any], Actor]]
+        cls, framing: dict[str, Any], events: Iterable[tuple[str, Mapping[str, Any], Actor]]
     ) -> BaseFlow:
-        """Rebuild a contest from its framing and its recorded (action, data, actor)."""
+        """Rebuild a contest from its framing and its recorded (action, data, actor):
+        each event's data read back through its action's model (`actions.stored`)."""
         flow = cls.frame(framing)
 
         def no_dice() -> int:
             raise RulesError("a recorded action is missing its roll")
 
         for action, data, actor in events:
-            flow.apply(action, copy.deepcopy(data), actor, no_dice)
+            flow.apply(action, stored(action, data), actor, no_dice)
         return flow
 
     @property
@@ -301,9 +303,12 @@ class BaseFlow(ABC):
     # -- acting ---------------------------------------------------------------------
 
     def apply(
-        self, action: str, data: dict[str, Any], actor: Actor, roller: Roller
+        self, action: str, data: Data | Mapping[str, Any], actor: Actor, roller: Roller
     ) -> dict[str, Any]:
-        """Perform one action; returns the event payload (summary, rolls, totals...).
+        """Perform one action; returns the event payload (summary, rolls, totals...),
+        with the action's completed data as the event stores it under "data": `data`,
+        read through the action's completed model (`actions.completed`), with the dice
+        rolled for it.
 
         Raises IllegalAction (not allowed now or not yours) or RulesError (bad input),
         leaving the flow unchanged.
@@ -319,13 +324,17 @@ class BaseFlow(ABC):
         if refusal is not None:
             raise IllegalAction(refusal)
         assert handler is not None, "an action without a handler is refused above"
+        done = completed(action, data)
         saved, played_by = copy.deepcopy(self.state), self.__class__
         try:
-            payload = handler(data, actor, roller)
+            recorded = done.model_dump(exclude_unset=True)
+            payload = handler(recorded, actor, roller)
+            done = completed(action, recorded)  # with the dice rolled
         except Exception:
             # An escalation changes the class with the kind: both go back.
             self.state, self.__class__ = saved, played_by
             raise
+        payload["data"] = done.model_dump(exclude_unset=True)
         return payload
 
     def _refusal(self, action: str) -> str | None:

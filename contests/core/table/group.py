@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from ..rules import DEGREES, IllegalAction, Rating, RulesError, State, simple_odds
 from ..rules.odds import odds_summary, outcome_percentages
 from ..rules.simple import NO_RELEVANT_ABILITY
+from ..terms import MAX_NAME
 from .base import (
     GM,
     SIDES,
@@ -37,7 +38,7 @@ from .base import (
     read_text,
     words,
 )
-from .group_framing import MAX_NAME, GroupFraming, read_name
+from .group_framing import GroupFraming, read_name
 
 # States a GM may confirm at the end (§2.11, R10).
 STATES = frozenset(s.value for s in State)

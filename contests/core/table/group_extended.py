@@ -10,6 +10,7 @@ from typing import Any
 
 from ..rules import DEFAULT_BID, GroupExtendedContest, IllegalAction, Rating, RulesError
 from ..rules.extended_group import DARING_LEVELS
+from ..terms import MAX_NAME
 from .base import (
     MODIFIER_KINDS,
     RESISTANCE_ADJUSTMENTS,
@@ -24,7 +25,7 @@ from .base import (
     words,
 )
 from .group import RATING, Roll
-from .group_framing import MAX_NAME, read_name
+from .group_framing import read_name
 from .group_long import GroupLongFlow
 
 

@@ -8,12 +8,9 @@ from typing import Any, ClassVar
 from ..rules import IllegalAction, Rating, RulesError, TargetNumber
 from ..rules.extended_group import ORDER_RULES
 from ..rules.scored_group import ROLES
+from ..terms import GROUP_KINDS, MAX_NAME, MAX_SIDE
 from .base import SIDES, Actor, read_int, read_rounding, read_text
 from .offers import SharedOffers
-
-GROUP_KINDS = ("group_simple", "group_scored", "group_extended")
-MAX_NAME = 120
-MAX_SIDE = 40
 
 
 def read_name(data: dict[str, Any], key: str) -> str:

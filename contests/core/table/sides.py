@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import Rating, RulesError
+from ..terms import VARIANTS
 from .base import SIDES, read_int, read_rounding, read_text
-
-# Ways to frame a simple contest: §2.19.2 costly automatic victory, §2.18 graduated goals.
-VARIANTS = ("normal", "costly", "graduated")
 
 
 def framed_state(

@@ -10,12 +10,12 @@ from typing import Any
 
 from ..rules import IllegalAction, RulesError, costly_automatic_victory, graduated_goals
 from ..rules.simple import confusing_tie
+from ..terms import VARIANTS
 from .base import Actor, AvailableAction, Roller, choice
 from .chained import ChainedFlow
 from .long import LongFlow
 from .one_on_one import TableFlow
 from .scored import ScoredFlow
-from .sides import VARIANTS
 
 # What a simple contest escalates into (§2.8.2).
 ESCALATIONS: dict[str, type[LongFlow]] = {"scored": ScoredFlow, "chained": ChainedFlow}

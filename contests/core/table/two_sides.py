@@ -23,6 +23,7 @@ from ..rules import (
 )
 from ..rules.odds import odds_summary
 from ..rules.simple import cap_stretched
+from ..terms import KINDS
 from .base import (
     SIDES,
     ActionInput,
@@ -31,9 +32,6 @@ from .base import (
 )
 from .offers import SharedOffers
 from .sides import framed_state
-
-KINDS = ("simple", "automatic", "scored", "extended", "chained")
-
 
 TACTIC_LABELS = {
     "normal": "normal",
