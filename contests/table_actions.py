@@ -69,7 +69,6 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
         parsed = actions.parse(message, form=form)
     except actions.ActionInputError as error:
         return Reply(error=f"{error}. Nothing was done.")
-    data = actions.data_of(parsed)
     gm_only = actions.gm_only_fields(parsed)
     if gm_only and not Campaign.objects.filter(pk=campaign_id, gm_id=user.pk).exists():
         named = ", ".join(actions.LABELS.get(name, name) for name in gm_only)
@@ -83,7 +82,9 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
             campaign = Campaign.objects.filter(pk=campaign_id).first()
             if campaign is None:
                 return Reply(error="There is no such campaign.")
-            result = contest_frame(campaign=campaign, user=user, data=data, idempotency_key=key)
+            result = contest_frame(
+                campaign=campaign, user=user, data=actions.data_of(parsed), idempotency_key=key
+            )
         else:
             assert parsed.contest is not None, "an action on a contest names it (checked above)"
             # The service locks the contest and refuses one from another campaign.
@@ -91,7 +92,7 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
                 contest_id=parsed.contest,
                 user=user,
                 action=action,
-                data=data,
+                data=parsed.data,
                 idempotency_key=key,
                 expected_seq=parsed.seq,
                 campaign_id=campaign_id,

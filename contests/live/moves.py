@@ -50,7 +50,7 @@ def _holder_record(flow: BaseFlow, control: Control) -> dict[str, Any] | None:
             return None
         held = picked.choices[0].value
     try:
-        return flow._holder({flow.KEY: held})[1]
+        return flow.holder(held)
     except RulesError:
         return None
 

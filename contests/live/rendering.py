@@ -302,7 +302,7 @@ def ability_picks(
         if DECLARED_BY_NAME[action.action].pick is not Pick.ABILITY or holder is None:
             continue
         for option in holder.choices:
-            record = flow._holder({flow.KEY: option.value})[1]
+            record = flow.holder(option.value)
             character_id = record.get("character_id")
             if character_id in character_ids and not record.get("ability"):
                 picks[character_id] = {

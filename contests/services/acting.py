@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from questworlds_site.accounts.models import User
 
+from ..core.actions import DECLARED_BY_NAME, Data, Pick
 from ..core.rules import IllegalAction, Roller, RulesError, d20
 from ..core.table import Actor, BaseFlow, flow_class, load_flow
 from ..events import checked_payload
@@ -38,7 +39,7 @@ def contest_act(
     contest_id: int,
     user: User,
     action: str,
-    data: dict[str, Any],
+    data: Data | dict[str, Any],
     idempotency_key: str | None,
     expected_seq: int | None = None,
     roller: Roller = d20,
@@ -65,13 +66,13 @@ def _act(
     contest_id: int,
     user: User,
     action: str,
-    data: dict[str, Any],
+    data: Data | dict[str, Any],
     key: str,
     expected_seq: int | None,
     roller: Roller,
     campaign_id: int | None,
 ) -> ActionResult:
-    if not isinstance(data, dict):
+    if not isinstance(data, Data | dict):
         raise ContestError("an action's data must be an object")
     contests = Contest.objects.select_for_update().select_related("campaign")
     if campaign_id is not None:
@@ -101,11 +102,18 @@ def _act(
     flow = load_flow(contest.state, handed_over=True)
     before = flow.participant_rows()
     # Dice are rolled here, never taken from the browser (physical dice come in
-    # through `enter_roll`); the completed data records the rolls for replay.
-    data = {k: v for k, v in data.items() if k not in ROLL_KEYS}
+    # through `enter_roll`; a parsed message has no field for them, a caller's dict
+    # loses them); the completed data records the rolls for replay.
+    sent: Data | dict[str, Any] = (
+        data if isinstance(data, Data) else {k: v for k, v in data.items() if k not in ROLL_KEYS}
+    )
     try:
-        data = _from_sheet(contest, action, data, user)
-        payload = flow.apply(action, data, actor, roller)
+        if _reads_sheet(action):
+            # The sheet's fields, read as the service reads a sheet (a dict), go into
+            # the action's completed model in `apply`.
+            fields = sent.model_dump(exclude_unset=True) if isinstance(sent, Data) else sent
+            sent = _from_sheet(contest, action, fields, user)
+        payload = flow.apply(action, sent, actor, roller)
         side_effects = _apply_side_effects(contest, flow, action, payload, user)
     except (IllegalAction, RulesError, ValidationError, ContestError) as error:
         # A resend of an action done already may be refused now (a second roll): it is
@@ -116,6 +124,13 @@ def _act(
     payload.update(side_effects)  # with the completed data the flow read ("data")
     event = _append(contest, flow, before, user, action, payload, key)
     return ActionResult(contest, event, created=True)
+
+
+def _reads_sheet(action: str) -> bool:
+    """Whether `_from_sheet` completes this action's data: a pick from a sheet, or a
+    join (a character's, or the GM's resistance); any other goes on as it was parsed."""
+    declared = DECLARED_BY_NAME.get(action)
+    return action == "join" or (declared is not None and declared.pick is not Pick.NONE)
 
 
 def _append(

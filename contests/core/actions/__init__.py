@@ -124,7 +124,8 @@ def parse(message: dict[str, Any], *, form: bool = False) -> Message:
 
 
 def data_of(parsed: Message) -> dict[str, Any]:
-    """The validated data as the services read it: exactly the fields sent."""
+    """The validated data as a dict: exactly the fields sent (the framing reads it so;
+    an action goes on as its typed model)."""
     return parsed.data.model_dump(exclude_unset=True)
 
 
@@ -146,6 +147,10 @@ def completed(action: str, data: Data | Mapping[str, Any]) -> Data:
         raise RulesError(f"unknown action {action!r}")
     if isinstance(data, model):
         return data
+    if isinstance(data, Data) and issubclass(model, type(data)):
+        # The browser's model, parsed already: its completed model adds only fields
+        # the server fills in, none of them sent.
+        return model.model_construct(set(data.model_fields_set), **dict(data))
     if isinstance(data, Data):
         data = data.model_dump(exclude_unset=True)
     try:

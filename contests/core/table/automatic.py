@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..actions.models import CompletedRoll, Nothing
 from ..rules import IllegalAction
-from .base import Actor, AvailableAction, Roller
+from .base import Actor, AvailableAction, Dice
 from .one_on_one import TableFlow
 
 
@@ -20,9 +21,7 @@ class AutomaticFlow(TableFlow):
         )
         return [grant]
 
-    def _do_automatic_victory(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
-    ) -> dict[str, Any]:
+    def _do_automatic_victory(self, data: Nothing, actor: Actor, dice: Dice) -> dict[str, Any]:
         """An automatic victory (§2.3.1): no roll; the PC overcomes the obstacle."""
         self._require_gm(actor, "grant an automatic victory")
         self._require_phase("preparing")
@@ -31,7 +30,7 @@ class AutomaticFlow(TableFlow):
         self.state["suggested"] = []
         return {"summary": f"{self.side('pc')['name']} overcomes it: an automatic victory"}
 
-    def _do_roll(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_roll(self, data: CompletedRoll, actor: Actor, dice: Dice) -> dict[str, Any]:
         self._require_gm(actor, "call for the roll")
         self._require_phase("preparing")
         raise IllegalAction("an automatic victory needs no roll")

@@ -1,13 +1,15 @@
-"""What every contest flow shares (issue 6): the actor, the input readers, the
-`AvailableAction` an interface renders, and `BaseFlow`.
+"""What every contest flow shares (issue 6): the actor, an action's dice, the framing's
+readers, the `AvailableAction` an interface renders, and `BaseFlow`.
 
 Pure Python like the rules engine it drives (no Django here). A flow holds the
 table-level state of one contest as JSON and changes only through `apply(action, data,
-actor, roller)`: every action is checked for who may do it and whether the contest's
-phase allows it, and raises `IllegalAction`/`RulesError` with a readable message
-otherwise, leaving the state unchanged. Rolling actions write the dice they rolled back
-into `data`, so the service can store the completed `data` in the event and `replay`
-rebuilds the identical state from events.
+actor, roller)`: `data` is read as the action's completed model (contests/core/actions:
+what the browser sent, with the sheet's fields the service filled in), every action is
+checked for who may do it and whether the contest's phase allows it, and raises
+`IllegalAction`/`RulesError` with a readable message otherwise, leaving the state
+unchanged. The dice an action rolls are recorded in the completed data the payload
+carries (`payload["data"]`), which the event stores, so that `replay`, reading each
+stored row back through the same model, rebuilds the identical state from events.
 
 Each kind of contest is one subclass with `KIND` set to the `state["kind"]` it plays;
 `frame` and `from_json` on a family's base (one-on-one or group) build the kind's class.
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 from ..actions import Data, completed, stored
+from ..actions.models import Holder, Rolls
 from ..rules import (
     Augment,
     IllegalAction,
@@ -61,8 +64,9 @@ class Actor:
         return self.role == "gm"
 
 
-# A flow's `_do_<action>(data, actor, roller)`: the action's event payload.
-Handler = Callable[[dict[str, Any], Actor, Roller], dict[str, Any]]
+# A flow's `_do_<action>(data, actor, dice)`: the action's event payload, from its
+# completed data (actions.COMPLETED_MODELS) and the dice it rolls (`Dice`).
+Handler = Callable[[Any, Actor, "Dice"], dict[str, Any]]
 
 
 # -- what an actor may do now (`available_actions`) -------------------------------------
@@ -131,7 +135,82 @@ def words(name: str, label: str, *, limit: int = MAX_TEXT, required: bool = Fals
     return ActionInput(name, "text", label, limit=limit, required=required, default="")
 
 
-# -- reading an action's data -------------------------------------------------------------
+# -- an action's dice ---------------------------------------------------------------------
+
+
+class Dice:
+    """The dice of one action: a roll its data records (in a replay, or a physical d20
+    entered for it) is read back, any other rolled and recorded; `recorded` goes into
+    the completed data the event stores (its `Rolls` fields)."""
+
+    def __init__(self, roller: Roller, recorded: dict[str, Any] | None = None) -> None:
+        self.roller = roller
+        self.recorded: dict[str, Any] = {} if recorded is None else recorded
+
+    @classmethod
+    def of(cls, data: Data, roller: Roller) -> Dice:
+        """The dice `data` records (a copy: the model stays as it was)."""
+        recorded = {
+            key: copy.deepcopy(getattr(data, key))
+            for key in Rolls.model_fields
+            if key in data.model_fields_set
+        }
+        return cls(roller, recorded)
+
+    def take(self, key: str) -> int:
+        """The roll under `key`, rolling (and recording) it when there is none yet."""
+        if key not in self.recorded:
+            self.recorded[key] = self.roller()
+        try:
+            return check_roll(self.recorded[key])
+        except ValueError as error:
+            raise RulesError(f"{key}: {error}") from None
+
+    def enter(self, key: str, roll: int | None) -> None:
+        """A physical d20 entered is the roll under `key` (a recorded roll, on replay,
+        stays as it was)."""
+        if roll is not None:
+            self.recorded.setdefault(key, roll)
+
+    def under(self, key: str) -> Dice:
+        """The dice kept under `key`: a group contest's "dice", or a participant's."""
+        inner = self.recorded.setdefault(key, {})
+        if not isinstance(inner, dict):
+            raise RulesError(f"{key} must be an object")
+        return Dice(self.roller, inner)
+
+
+# -- what an action's typed data leaves to the flow -----------------------------------------
+# One model serves both families (a side one-on-one, a participant in a group), so its
+# fields are optional: the flow says which it needs. Text is read without the spaces
+# around it.
+
+
+def text(value: str | None) -> str:
+    return (value or "").strip()
+
+
+def required(value: str | None, key: str) -> str:
+    """`value` without the spaces around it, refused when empty."""
+    if not (read := text(value)):
+        raise RulesError(f"{key} is required")
+    return read
+
+
+def required_number(value: int | None, key: str) -> int:
+    if value is None:
+        raise RulesError(f"{key} is required")
+    return value
+
+
+def side_of(value: str | None, key: str = "side") -> Side:
+    side = as_side(value)
+    if side is None:
+        raise RulesError(f"{key} must be 'pc' or 'opponent'")
+    return side
+
+
+# -- reading a framing ----------------------------------------------------------------------
 
 
 def read_text(
@@ -163,23 +242,6 @@ def read_rounding(data: dict[str, Any]) -> str:
     return rounding
 
 
-def read_side(data: dict[str, Any], key: str = "side") -> Side:
-    side = as_side(data.get(key))
-    if side is None:
-        raise RulesError(f"{key} must be 'pc' or 'opponent'")
-    return side
-
-
-def read_roll(data: dict[str, Any], key: str, roller: Roller) -> int:
-    """The roll stored under `key`, rolling (and storing) it when there is none yet."""
-    if key not in data:
-        data[key] = roller()
-    try:
-        return check_roll(data[key])
-    except ValueError as error:
-        raise RulesError(f"{key}: {error}") from None
-
-
 GM = Actor(user_id=0, role="gm")  # who may try any action (`_accepts`)
 
 
@@ -188,7 +250,7 @@ class BaseFlow(ABC):
     leaves the state unchanged when an action fails.
 
     A kind's class sets `KIND`, builds its state in `_build(data)` and defines one
-    `_do_<action>(data, actor, roller)` per action, returning the event payload. The
+    `_do_<action>(data, actor, dice)` per action, returning the event payload. The
     actions both the one-on-one and the group table take (modifier lines, augments,
     physical dice, the reveal of hidden GM rolls, narration) are `SharedActions`
     (shared_actions.py) and their offers `SharedOffers` (offers.py), over this class,
@@ -325,16 +387,19 @@ class BaseFlow(ABC):
             raise IllegalAction(refusal)
         assert handler is not None, "an action without a handler is refused above"
         done = completed(action, data)
+        dice = Dice.of(done, roller)
         saved, played_by = copy.deepcopy(self.state), self.__class__
         try:
-            recorded = done.model_dump(exclude_unset=True)
-            payload = handler(recorded, actor, roller)
-            done = completed(action, recorded)  # with the dice rolled
+            payload = handler(done, actor, dice)
+            kept = done.model_dump(exclude_unset=True)
+            if dice.recorded:
+                # The dice rolled, recorded for a replay: checked as the model types them.
+                kept = completed(action, {**kept, **dice.recorded}).model_dump(exclude_unset=True)
         except Exception:
             # An escalation changes the class with the kind: both go back.
             self.state, self.__class__ = saved, played_by
             raise
-        payload["data"] = done.model_dump(exclude_unset=True)
+        payload["data"] = kept
         return payload
 
     def _refusal(self, action: str) -> str | None:
@@ -395,11 +460,20 @@ class BaseFlow(ABC):
 
     # -- hooks the families fill in: the side or participant an action names ---------
 
-    @abstractmethod
-    def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _holder(self, data: Holder) -> tuple[str, dict[str, Any]]:
         """The side (one-on-one) or participant (group) an action names: the key that
         `_require_control` takes, and its record (name, rating, states, modifiers,
         augments, entered_roll)."""
+        key = self._held(data)
+        return key, self.holder(key)
+
+    @abstractmethod
+    def _held(self, data: Holder) -> str:
+        """The key of the side or participant an action names (refused if none)."""
+
+    @abstractmethod
+    def holder(self, key: str) -> dict[str, Any]:
+        """The record of the side or participant `key` names (see `_holder`)."""
 
     @abstractmethod
     def _require_control(self, actor: Actor, key: str, what: str) -> Any:

@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..actions.models import (
+    Bid,
+    CompletedDisengage,
+    CompletedGift,
+    CompletedPartingShot,
+    CompletedUnrelatedAction,
+    Holder,
+)
 from ..rules import DEFAULT_BID, ExtendedContest, IllegalAction, RulesError
 from ..rules.simple import Side
 from .base import (
@@ -17,13 +25,12 @@ from .base import (
     ActionInput,
     Actor,
     AvailableAction,
-    Roller,
+    Dice,
     choice,
     number,
-    read_int,
-    read_roll,
-    read_side,
-    read_text,
+    required,
+    side_of,
+    text,
     words,
 )
 from .long import LongFlow
@@ -225,23 +232,23 @@ class ExtendedFlow(LongFlow):
 
     # -- actions ------------------------------------------------------------------------
 
-    def _do_bid(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_bid(self, data: Bid, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The acting side's bid in an extended contest (§5.3.1, R13: default 3)."""
         self._require_phase("preparing")
         turn = self._acting_side(self.turn)
         self._require_control(actor, turn, "bid: it is their turn to act")
-        bid = read_int(data, "bid")
+        bid = data.bid
         limit = self.bid_limit(turn)
         if not 1 <= bid <= limit:
             raise RulesError(f"a bid is 1 to {limit} AP for {self.side(turn)['name']}; not {bid}")
         self.state["bid"] = bid
         return {"summary": f"{self.side(turn)['name']} bids {bid} AP"}
 
-    def _own_turn(self, data: dict[str, Any], actor: Actor, what: str) -> str:
+    def _own_turn(self, data: Holder, actor: Actor, what: str) -> str:
         """The side taking its turn with something other than an exchange; starts the
         engine's contest when this is the first turn (AP are figured from the TNs)."""
         self._require_phase("preparing")
-        side = read_side(data)
+        side = side_of(data.side)
         self._require_control(actor, side, what)
         if self.state["machine"] is None:
             self._require_ratings()
@@ -254,12 +261,12 @@ class ExtendedFlow(LongFlow):
         return side
 
     def _do_unrelated_action(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedUnrelatedAction, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """Give up this turn's exchange to do something else (§5.3.7); any roll it
         needs is a simple contest of its own."""
         side = self._own_turn(data, actor, "take an unrelated action")
-        description = read_text(data, "description")
+        description = text(data.description)
         machine = self._machine()
         machine.unrelated_action(side=side, description=description)
         self.state["machine"] = machine.to_json()
@@ -272,12 +279,12 @@ class ExtendedFlow(LongFlow):
             "totals_kind": "AP",
         }
 
-    def _do_disengage(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_disengage(self, data: CompletedDisengage, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Try to leave the contest, as the side's turn (§5.3.9): both roll; after
         hero points, `resolve` settles it (a victory ends the contest with no winner,
         a defeat hands AP to the other side)."""
         side = self._own_turn(data, actor, "disengage")
-        return self._pend(data, roller, action="disengage", actor=side)
+        return self._pend(dice, action="disengage", actor=side)
 
     @property
     def parting_shot_by(self) -> str | None:
@@ -287,7 +294,7 @@ class ExtendedFlow(LongFlow):
         return self._machine().parting_shot_by
 
     def _do_parting_shot(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedPartingShot, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """The winner acts once more right after the exchange that decided the contest
         (§5.3.4): both roll; `resolve` plays it, and a failure may revive the loser."""
@@ -300,34 +307,34 @@ class ExtendedFlow(LongFlow):
             )
         self._require_control(actor, shooter, "take the parting shot")
         limit = self._machine().bid_limit(shooter)
-        bid = read_int(data, "bid", default=max(1, min(DEFAULT_BID, limit)))
+        bid = data.bid if data.bid is not None else max(1, min(DEFAULT_BID, limit))
         if not 1 <= bid <= limit:
             raise RulesError(f"a bid is 1 to {limit} AP; not {bid}")
-        return self._pend(data, roller, action="parting_shot", actor=shooter, bid=bid)
+        return self._pend(dice, action="parting_shot", actor=shooter, bid=bid)
 
-    def _do_gift(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_gift(self, data: CompletedGift, actor: Actor, dice: Dice) -> dict[str, Any]:
         """A character outside the contest tries to raise a side's AP (§5.3.11): they
         bid at most their rating and roll against twice the bid. Takes no one's turn."""
         self._require_phase("preparing")
         if self.state["machine"] is None:
             raise IllegalAction("AP gifts go to a side of an extended contest under way")
-        recipient = read_side(data, "recipient")
-        helper_id = data.get("helper_character_id")
+        recipient = side_of(data.recipient, "recipient")
+        helper_id = data.helper_character_id
         if helper_id is not None and helper_id in {self.side(s)["character_id"] for s in SIDES}:
             raise IllegalAction("only a character outside the contest gives AP (§5.3.11)")
         if helper_id is None:
             self._require_gm(actor, "give AP for someone without a character sheet")
         elif not (actor.is_gm or helper_id in actor.character_ids):
             raise IllegalAction("only the giver's player or the GM can offer that gift")
-        helper = read_text(data, "helper", required=True, limit=120)
-        ability = read_text(data, "ability", limit=120)
-        roll = read_roll(data, "roll", roller)
-        resistance_roll = read_roll(data, "resistance_roll", roller)
+        helper = required(data.helper, "helper")
+        ability = text(data.ability)
+        roll = dice.take("roll")
+        resistance_roll = dice.take("resistance_roll")
         machine = self._machine()
         entry = machine.gift(
             recipient=recipient,
-            rating=data.get("rating"),
-            bid=read_int(data, "bid", default=DEFAULT_BID),
+            rating=data.rating,
+            bid=data.bid if data.bid is not None else DEFAULT_BID,
             roll=roll,
             resistance_roll=resistance_roll,
         )

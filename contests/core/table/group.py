@@ -23,6 +23,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from ..actions.models import (
+    ApplyConsequences,
+    CompletedChooseAbility,
+    CompletedJoin,
+    HeroPoint,
+    NoRelevantAbility,
+    Resolve,
+    SetTactic,
+)
 from ..rules import DEGREES, IllegalAction, Rating, RulesError, State, simple_odds
 from ..rules.odds import odds_summary, outcome_percentages
 from ..rules.simple import NO_RELEVANT_ABILITY
@@ -33,12 +42,13 @@ from .base import (
     ActionInput,
     Actor,
     AvailableAction,
-    Roller,
+    Dice,
     choice,
-    read_text,
+    required,
+    text,
     words,
 )
-from .group_framing import GroupFraming, read_name
+from .group_framing import GroupFraming
 
 # States a GM may confirm at the end (§2.11, R10).
 STATES = frozenset(s.value for s in State)
@@ -313,80 +323,83 @@ class GroupFlow(GroupFraming):
     # -- actions for every group contest -------------------------------------------
 
     def _do_choose_ability(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedChooseAbility, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """A participant's ability, read from the sheet by the service (the GM sets an
         NPC's rating), before the contest starts."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         participant = self._require_participant(actor, name, "choose their ability")
         if participant["character_id"] is None:
             self._require_gm(actor, "rate the GM's participants")
         if self.state["machine"] is not None:
             raise IllegalAction("the contest has started: switch abilities instead")
-        self._set_ability(participant, data)
+        self._set_ability(
+            participant, text(data.ability), data.ability_id, data.rating, data.states
+        )
         tn = self.rated_tn(participant)
         return {
             "summary": f"{name} uses {participant['ability'] or 'their rating'} "
             f"({Rating(participant['rating'])}); TN {tn.rating}"
         }
 
-    def _set_ability(self, participant: dict[str, Any], data: dict[str, Any]) -> None:
-        states = data.get("states", [])
-        if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
-            raise RulesError("states must be a list of state names")
+    def _set_ability(
+        self,
+        participant: dict[str, Any],
+        ability: str,
+        ability_id: int | None,
+        rating: int | str | None,
+        states: list[str] | None,
+    ) -> None:
         participant.update(
-            ability=read_text(data, "ability", limit=MAX_NAME),
-            ability_id=data.get("ability_id"),
-            rating=Rating.parse(data.get("rating")).total,
-            states=states,
+            ability=ability,
+            ability_id=ability_id,
+            rating=Rating.parse(rating).total,
+            states=list(states or []),
         )
         self._refresh_sides()
 
     def _do_no_relevant_ability(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: NoRelevantAbility, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """The GM rules that no ability on a player's sheet applies: a base TN of 6,
         modifiers still applying (§2.1.2.1, R18.10)."""
         self._require_gm(actor, "rule that no ability applies")
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         participant = self.participant(name)
         if participant["character_id"] is None:
             raise IllegalAction(f"{name} is the GM's: give them a rating")
         if self.state["machine"] is not None:
             raise IllegalAction("the contest has started: switch abilities instead")
-        self._set_ability(
-            participant,
-            {"ability": "No relevant ability", "rating": NO_RELEVANT_ABILITY, "states": []},
-        )
+        self._set_ability(participant, "No relevant ability", None, NO_RELEVANT_ABILITY, [])
         return {
             "summary": f"{name} has no relevant ability: a base TN of {NO_RELEVANT_ABILITY} "
             f"(§2.1.2.1); TN {self.rated_tn(participant).rating}"
         }
 
-    def _do_set_tactic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_set_tactic(self, data: SetTactic, actor: Actor, dice: Dice) -> dict[str, Any]:
         """A participant's tactic in words, and in a scored contest the tactic of their
         next pairing round (§5.1.5, §5.1.6, §5.2.5, §5.2.6)."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         participant = self._require_participant(actor, name, "describe their tactic")
-        round_tactic = data.get("round_tactic", "normal")
+        round_tactic = data.round_tactic or "normal"
         allowed = self.ROUND_TACTICS
         if round_tactic not in allowed:
             raise RulesError(
                 f"round_tactic must be one of {', '.join(allowed)} in a {self.kind} contest"
             )
-        participant["tactic"] = read_text(data, "tactic") or participant["tactic"]
+        participant["tactic"] = text(data.tactic) or participant["tactic"]
         participant["round_tactic"] = round_tactic
         shown = f" ({round_tactic.replace('_', ' ')})" if round_tactic != "normal" else ""
         return {"summary": f"{name}: {participant['tactic'] or 'no tactic in words'}{shown}"}
 
-    def _do_hero_point(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_hero_point(self, data: HeroPoint, actor: Actor, dice: Dice) -> dict[str, Any]:
         """A participant's player raises their own result one step after seeing the
         roll (§2.3.5.5, R5.3): one per roll, never on a critical."""
         self._require_phase("rolled")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         self._require_control(actor, name, "spend their hero point")
         payer = self._payer(name)
         if payer is None:
@@ -401,7 +414,7 @@ class GroupFlow(GroupFraming):
             payload = {"summary": secret, "gm_summary": summary}
         return {**payload, "hero_point": {"participant": name, "character_id": payer}}
 
-    def _do_resolve(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_resolve(self, data: Resolve, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM settles the pending roll: the group simple contest is collated; a
         long contest's action is played with the hero points spent on it."""
         self._require_gm(actor, "resolve the roll")
@@ -413,25 +426,21 @@ class GroupFlow(GroupFraming):
         players while the GM's roll is hidden."""
         raise NotImplementedError
 
-    def _settle(self, data: dict[str, Any]) -> dict[str, Any]:
+    def _settle(self, data: Resolve) -> dict[str, Any]:
         """The GM's `resolve` of the pending roll."""
         raise NotImplementedError
 
     def _do_apply_consequences(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: ApplyConsequences, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """The GM confirms (or edits) each participant's consequence or benefit (§2.11)."""
         self._require_gm(actor, "confirm consequences")
         self._require_phase("resolved")
-        chosen = data.get("consequences")
-        if chosen is None:
-            chosen = self.state["suggested"]
-        if not isinstance(chosen, list):
-            raise RulesError("consequences must be a list")
+        chosen: list[dict[str, Any]] = self.state["suggested"]
+        if data.consequences is not None:
+            chosen = [c.model_dump(exclude_unset=True) for c in data.consequences]
         applied = []
         for item in chosen:
-            if not isinstance(item, dict):
-                raise RulesError("each consequence names a participant and a state")
             participant = self.participant(item.get("participant"))
             if item.get("state") not in STATES:
                 raise RulesError(f"{item.get('state')!r} is not a state of adversity or fortune")
@@ -445,7 +454,7 @@ class GroupFlow(GroupFraming):
             )
         self.state["applied"] = applied
         self.state["phase"] = "finished"
-        narration = read_text(data, "narration")
+        narration = text(data.narration)
         if narration:
             self.state["narration"] = narration
         listed = "; ".join(f"{a['participant']} {a['state']}" for a in applied) or "none"
@@ -456,7 +465,7 @@ class GroupFlow(GroupFraming):
         if participant["character_id"] is not None and self.state["apply_consequences"]:
             self.state["suggested"].append({"participant": name, "state": state})
 
-    def _do_join(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_join(self, data: CompletedJoin, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM adds a participant before any group contest starts (more PCs, NPCs on
         further sides of a free-for-all, followers in a scored contest), or someone
         joins a group scored contest in progress, accepting its framing (§5.2.7). The
@@ -468,9 +477,7 @@ class GroupFlow(GroupFraming):
                 "once under way only a group scored contest takes newcomers (§5.2.7)"
             )
         fields = ("name", "side", "character_id", "player_id", "ability", "ability_id", "rating")
-        entry = {
-            k: data[k] for k in (*fields, "states", "role", "owner") if data.get(k) is not None
-        }
+        entry = data.model_dump(include={*fields, "states", "role", "owner"}, exclude_none=True)
         participant = self._add_participant(entry)
         tn = self.tn(participant)
         if tn is None:

@@ -8,6 +8,19 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from ..actions.models import (
+    CompletedAct,
+    CompletedDisengage,
+    CompletedFinalAction,
+    CompletedGift,
+    CompletedLend,
+    CompletedPartingShot,
+    CompletedUnrelatedAction,
+    Declare,
+    Delay,
+    Rejoin,
+    SwitchAbility,
+)
 from ..rules import DEFAULT_BID, GroupExtendedContest, IllegalAction, Rating, RulesError
 from ..rules.extended_group import DARING_LEVELS
 from ..terms import MAX_NAME
@@ -17,15 +30,15 @@ from .base import (
     ActionInput,
     Actor,
     AvailableAction,
-    Roller,
+    Dice,
     choice,
     number,
-    read_int,
-    read_text,
+    required,
+    required_number,
+    text,
     words,
 )
 from .group import RATING, Roll
-from .group_framing import read_name
 from .group_long import GroupLongFlow
 
 
@@ -88,7 +101,7 @@ class GroupExtendedFlow(GroupLongFlow):
             for state in states:
                 self._suggest(name, state)
 
-    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict[str, Any]) -> str:
+    def _switch_engine(self, machine: Any, name: str, tn: Any, data: SwitchAbility) -> str:
         machine.switch_ability(
             name=name, rating=tn.rating.total, bumps=tn.bumps, stretched=tn.stretched
         )
@@ -334,15 +347,15 @@ class GroupExtendedFlow(GroupLongFlow):
     # -- actions ----------------------------------------------------------------------
 
     def _do_unrelated_action(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedUnrelatedAction, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """Something other than contending for the prize: in a scored contest a simple
         contest against a resistance class by someone not enmeshed (§5.2.2); in an
         extended contest the turn's action given up (§5.3.7)."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         self._require_control(actor, name, "take an unrelated action")
-        description = read_text(data, "description")
+        description = text(data.description)
         machine = self._machine(start=True)
         machine.unrelated_action(name=name, description=description)
         return self._played(
@@ -354,11 +367,11 @@ class GroupExtendedFlow(GroupLongFlow):
         )
 
     def _do_parting_shot(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedPartingShot, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """Kick an opponent who was just knocked out (§5.1.4, §5.3.4)."""
         self._require_phase("preparing", "resolved")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         self._require_control(actor, name, "take a parting shot")
         shot = self._machine().open_parting_shot
         if shot is None or shot["by"] != name:
@@ -371,28 +384,28 @@ class GroupExtendedFlow(GroupLongFlow):
             "parting_shot",
             {
                 "name": name,
-                "bid": read_int(data, "bid", default=DEFAULT_BID),
+                "bid": data.bid if data.bid is not None else DEFAULT_BID,
                 **self._modifiers(actor_modifier=name, defender_modifier=shot["at"]),
-                **self._dice(data, roller, rollers),
+                **self._dice(dice, rollers),
             },
             rollers,
             {"actor_hero_point": name, "defender_hero_point": shot["at"]},
         )
 
-    def _do_declare(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_declare(self, data: Declare, actor: Actor, dice: Dice) -> dict[str, Any]:
         """A participant's bid (default 3; a PC may stake up to their starting AP),
         the opponent(s) they single out and how daring it is (§5.3.3, §5.3.6). The
         first declaration starts the contest: AP are figured from the TNs then."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         self._require_control(actor, name, "declare their action")
-        targets = data.get("targets") or data.get("target")
+        targets = data.targets or data.target
         machine = self._machine(start=True)
         machine.declare(
             name=name,
             targets=targets,
-            bid=read_int(data, "bid", default=DEFAULT_BID),
-            daring=data.get("daring") or "steady",
+            bid=data.bid if data.bid is not None else DEFAULT_BID,
+            daring=data.daring or "steady",
         )
         declared = machine.declarations[name]
         self._save(machine)
@@ -404,34 +417,34 @@ class GroupExtendedFlow(GroupLongFlow):
             **self._totals(machine),
         }
 
-    def _do_delay(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_delay(self, data: Delay, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Let the others act first this round (§5.3.3)."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         self._require_control(actor, name, "delay")
         machine = self._machine()
         machine.delay(name=name)
         self._save(machine)
         return {"summary": f"{name} waits to act later this round"}
 
-    def _do_act(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_act(self, data: CompletedAct, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The participant whose turn it is acts against one opponent: an exchange
         (§5.3.1), with the declared target and bid unless the GM allows a change."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         self._require_control(actor, name, "act")
         machine = self._machine()
         args: dict[str, Any] = {"name": name}
-        if data.get("target"):
-            args["target"] = read_name(data, "target")
-        if data.get("bid") is not None:
-            args["bid"] = read_int(data, "bid")
+        if data.target:
+            args["target"] = required(data.target, "target")
+        if data.bid is not None:
+            args["bid"] = data.bid
         # The declared target, unless changed (the engine refuses anyone else).
         defender = args.get("target") or self._declared_target(machine.state(), name)
         if defender is not None and self._is_participant(defender):
             args.update(self._modifiers(actor_modifier=name, defender_modifier=defender))
         rollers = {"actor_roll": name, "defender_roll": defender}
-        args.update(self._dice(data, roller, rollers))
+        args.update(self._dice(dice, rollers))
         return self._rolled(
             "act", args, rollers, {"actor_hero_point": name, "defender_hero_point": defender}
         )
@@ -445,38 +458,41 @@ class GroupExtendedFlow(GroupLongFlow):
         declared = state["declarations"].get(name) or {}
         return next((t for t in declared.get("targets", []) if status.get(t) == "in"), None)
 
-    def _do_disengage(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_disengage(self, data: CompletedDisengage, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Try to leave the contest as the turn's action (§5.3.9): a victory withdraws
         with the AP held; a defeat hands part of them to the opponent."""
         self._require_phase("preparing")
-        name, opponent = read_name(data, "participant"), read_name(data, "opponent")
+        name, opponent = (
+            required(data.participant, "participant"),
+            required(data.opponent, "opponent"),
+        )
         self._require_control(actor, name, "disengage")
         rollers = {"roll": name, "opponent_roll": opponent}
         return self._rolled(
             "disengage",
-            {"name": name, "opponent": opponent, **self._dice(data, roller, rollers)},
+            {"name": name, "opponent": opponent, **self._dice(dice, rollers)},
             rollers,
             {"hero_point": name, "opponent_hero_point": opponent},
         )
 
-    def _do_rejoin(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_rejoin(self, data: Rejoin, actor: Actor, dice: Dice) -> dict[str, Any]:
         """A withdrawn participant comes back with the AP they left with, plus any the
         GM restores (§5.3.9)."""
         self._require_phase("preparing")
         self._require_gm(actor, "bring a participant back")
-        name = read_name(data, "participant")
-        restore = read_int(data, "restore", default=0)
+        name = required(data.participant, "participant")
+        restore = data.restore or 0
         machine = self._machine()
         machine.rejoin(name=name, restore=restore)
         return self._played(
             machine, "rejoin", {}, f"{name} rejoins the contest (+{restore} AP)", []
         )
 
-    def _do_lend(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_lend(self, data: CompletedLend, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Lend AP to a PC on one's side as the turn's action (§5.3.10): a simple
         contest against the amount."""
         self._require_phase("preparing")
-        name, target = read_name(data, "participant"), read_name(data, "target")
+        name, target = required(data.participant, "participant"), required(data.target, "target")
         self._require_control(actor, name, "lend AP")
         rollers = {"roll": name, "resistance_roll": "the resistance"}
         return self._rolled(
@@ -484,36 +500,36 @@ class GroupExtendedFlow(GroupLongFlow):
             {
                 "name": name,
                 "target": target,
-                "amount": read_int(data, "amount"),
-                **self._dice(data, roller, rollers),
+                "amount": required_number(data.amount, "amount"),
+                **self._dice(dice, rollers),
             },
             rollers,
             {"hero_point": name},
         )
 
     def _do_final_action(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedFinalAction, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """A knocked-out PC's one try to get back in (§5.3.5): it costs a hero point at
         once; a second one may raise the roll. The ability is the sheet's (`ability_id`)
         or the one in use."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         participant = self._require_participant(actor, name, "take a final action")
         payer = self._payer(name)
         if payer is None:
             raise IllegalAction("the GM does not use final actions for the resistance (§5.3.5)")
-        rating = Rating.parse(data["rating"]).total if data.get("rating") else None
+        rating = Rating.parse(data.rating).total if data.rating else None
         if rating is None:
             tn = self.tn(participant)
             if tn is None:
                 raise RulesError(f"{name} has no ability to act with yet")
             rating = tn.rating.total
-        ability = read_text(data, "ability", limit=MAX_NAME) or participant["ability"]
+        ability = text(data.ability) or participant["ability"]
         rollers = {"roll": name, "resistance_roll": "the resistance"}
         payload = self._rolled(
             "final_action",
-            {"name": name, "rating": rating, **self._dice(data, roller, rollers)},
+            {"name": name, "rating": rating, **self._dice(dice, rollers)},
             rollers,
             {"hero_point": name},
             note=ability,
@@ -527,32 +543,35 @@ class GroupExtendedFlow(GroupLongFlow):
         payload["hero_point"] = {"participant": name, "character_id": payer}
         return payload
 
-    def _do_gift(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_gift(self, data: CompletedGift, actor: Actor, dice: Dice) -> dict[str, Any]:
         """A character outside the contest tries to raise a participant's AP (§5.3.11):
         a bid up to their rating against twice the bid; on a defeat the named opponent
         gains instead. Takes no one's turn, and is played at once unless a giver with a
         sheet asks to see it first (`wait_for_hero_point`): then it waits, like any roll,
         for their own hero point (R5.3) and the GM's `resolve`."""
         self._require_phase("preparing")
-        helper_id = data.get("helper_character_id")
+        helper_id = data.helper_character_id
         if helper_id is not None and any(p["character_id"] == helper_id for p in self.participants):
             raise IllegalAction("only a character outside the contest gives AP (§5.3.11)")
         if helper_id is None:
             self._require_gm(actor, "give AP for someone without a character sheet")
         elif not (actor.is_gm or helper_id in actor.character_ids):
             raise IllegalAction("only the giver's player or the GM can offer that gift")
-        helper = read_name(data, "helper")
-        recipient, opponent = read_name(data, "recipient"), read_name(data, "opponent")
+        helper = required(data.helper, "helper")
+        recipient, opponent = (
+            required(data.recipient, "recipient"),
+            required(data.opponent, "opponent"),
+        )
         rollers = {"roll": helper, "resistance_roll": "the resistance"}
-        gifters = {helper: helper_id} if helper_id and data.get("wait_for_hero_point") else {}
+        gifters = {helper: helper_id} if helper_id and data.wait_for_hero_point else {}
         return self._rolled(
             "gift",
             {
                 "recipient": recipient,
                 "opponent": opponent,
-                "rating": data.get("rating"),
-                "bid": read_int(data, "bid", default=DEFAULT_BID),
-                **self._dice(data, roller, rollers),
+                "rating": data.rating,
+                "bid": data.bid if data.bid is not None else DEFAULT_BID,
+                **self._dice(dice, rollers),
             },
             rollers,
             {"hero_point": helper} if gifters else {},

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ..actions.models import Holder
 from ..rules import IllegalAction, Rating, RulesError, TargetNumber
 from ..rules.extended_group import ORDER_RULES
 from ..rules.scored_group import ROLES
 from ..terms import GROUP_KINDS, MAX_NAME, MAX_SIDE
-from .base import SIDES, Actor, read_int, read_rounding, read_text
+from .base import SIDES, Actor, read_int, read_rounding, read_text, required
 from .offers import SharedOffers
 
 
@@ -249,12 +250,14 @@ class GroupFraming(SharedOffers):
         self._require_control(actor, name, what)
         return self.participant(name)
 
-    def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        name = read_name(data, "participant")
-        participant = self.participant(name)
+    def _held(self, data: Holder) -> str:
+        return required(data.participant, "participant")
+
+    def holder(self, key: str) -> dict[str, Any]:
+        participant = self.participant(key)
         participant.setdefault("modifiers", [])  # contests framed before modifiers
         participant.setdefault("augments", [])
-        return name, participant
+        return participant
 
     def _gm_rolls_for(self, key: str) -> bool:
         """Hidden GM rolls: those of participants no player plays and of resistances."""

@@ -1,8 +1,8 @@
 """What the long group contests share: scored (§5.2, R12) and extended (§5.3.3-§5.3.11,
 R13) over the rules engine's `GroupScoredContest` and `GroupExtendedContest`.
 
-Each engine action is one flow action. Its dice go through `read_roll` into
-`data["dice"]`, so `replay` is deterministic. Every roll is held by the engine
+Each engine action is one flow action. Its dice are recorded under "dice" in its data
+(`Dice`), so `replay` is deterministic. Every roll is held by the engine
 (`roll(move=...)`, §2.2): when a player could spend a hero point on it, it waits in
 `pending` for `hero_point` and the GM's `resolve` (the engine's `hero_point` and
 `settle`); a roll nobody can raise is settled at once. A long contest's engine takes each TN when it
@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..actions.models import Resolve, SwitchAbility
 from ..rules import IllegalAction, Rating, RulesError
-from .base import Actor, Roller, read_roll
+from .base import Actor, Dice, required, text
 from .group import GroupFlow, Roll
-from .group_framing import read_name
 
 
 class GroupLongFlow(GroupFlow):
@@ -253,18 +253,14 @@ class GroupLongFlow(GroupFlow):
             self.state.update(phase="preparing", outcome=None, suggested=[])
         return {"summary": summary, "rolls": rolls, **self._totals(machine)}
 
-    def _dice(
-        self, data: dict[str, Any], roller: Roller, rollers: dict[str, Any]
-    ) -> dict[str, int]:
-        """The action's dice, kept under `data["dice"]` for replay: `rollers` names who
-        rolls each; a physical d20 entered for a participant is their roll."""
-        dice = data.setdefault("dice", {})
-        if not isinstance(dice, dict):
-            raise RulesError("dice must be an object")
+    def _dice(self, dice: Dice, rollers: dict[str, Any]) -> dict[str, int]:
+        """The action's dice, kept under "dice" for replay: `rollers` names who rolls
+        each; a physical d20 entered for a participant is their roll."""
+        kept = dice.under("dice")
         for key, who in rollers.items():
             if self._is_participant(who):
-                self._use_entered_roll(self.participant(who), dice, key)
-        return {key: read_roll(dice, key, roller) for key in rollers}
+                self._use_entered_roll(self.participant(who), kept, key)
+        return {key: kept.take(key) for key in rollers}
 
     # -- hero points and the GM's resolve ----------------------------------------------
 
@@ -290,12 +286,12 @@ class GroupLongFlow(GroupFlow):
         secret = f"{name} spends a hero point; the GM's roll stays secret"
         return summary, secret
 
-    def _settle(self, data: dict[str, Any]) -> dict[str, Any]:
+    def _settle(self, data: Resolve) -> dict[str, Any]:
         pending = self.state["pending"]
         machine = self._machine()
         summary = pending["summary"]
         calls = {}
-        if data.get("both_lose_half"):
+        if data.both_lose_half:
             # §5.3.1 footnote: on a both-fumble tie the GM may have both lose 1/2x bid.
             if pending["action"] != "act":
                 raise IllegalAction("both contestants lose 1/2x bid only in an exchange")
@@ -316,17 +312,17 @@ class GroupLongFlow(GroupFlow):
 
     # -- actions of both long kinds -------------------------------------------------
 
-    def _do_switch_ability(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
-    ) -> dict[str, Any]:
+    def _do_switch_ability(self, data: SwitchAbility, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Go on with another ability (§5.2.8 in a pairing; §5.3.8 from round 2)."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         participant = self._require_participant(actor, name, "switch abilities")
         if participant["character_id"] is None:
             self._require_gm(actor, "rate the GM's participants")
         machine = self._machine()
-        self._set_ability(participant, data)
+        self._set_ability(
+            participant, text(data.ability), data.ability_id, data.rating, data.states
+        )
         tn = self.rated_tn(participant)
         where = self._switch_engine(machine, name, tn, data)
         self._engine_took(participant)
@@ -336,6 +332,6 @@ class GroupLongFlow(GroupFlow):
             f"(TN {tn.rating}){where}"
         }
 
-    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict[str, Any]) -> str:
+    def _switch_engine(self, machine: Any, name: str, tn: Any, data: SwitchAbility) -> str:
         """Tell the engine of the switch; returns where it happened, for the log."""
         raise NotImplementedError

@@ -7,10 +7,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..actions.models import (
+    CompletedAssist,
+    CompletedPartingShot,
+    CompletedPlayRound,
+    CompletedRemoveFollower,
+    CompletedUnrelatedAction,
+    Engage,
+    ShiftPoints,
+    SwitchAbility,
+)
 from ..rules import (
     GroupScoredContest,
     IllegalAction,
-    RulesError,
 )
 from ..rules.ratings import RESISTANCE_LEVELS
 from ..rules.scored import TACTICS
@@ -18,15 +27,15 @@ from .base import (
     ActionInput,
     Actor,
     AvailableAction,
-    Roller,
+    Dice,
     choice,
     number,
-    read_int,
-    read_text,
+    required,
+    required_number,
+    text,
     words,
 )
 from .group import RATING, Roll
-from .group_framing import read_name
 from .group_long import GroupLongFlow
 
 
@@ -117,8 +126,8 @@ class GroupScoredFlow(GroupLongFlow):
                 if state is not None:
                     self._suggest(name, state.value)
 
-    def _switch_engine(self, machine: Any, name: str, tn: Any, data: dict[str, Any]) -> str:
-        pairing = read_int(data, "pairing")
+    def _switch_engine(self, machine: Any, name: str, tn: Any, data: SwitchAbility) -> str:
+        pairing = required_number(data.pairing, "pairing")
         machine.switch_ability(
             pairing=pairing, participant=name, rating=tn.rating.total, stretched=tn.stretched
         )
@@ -300,18 +309,16 @@ class GroupScoredFlow(GroupLongFlow):
     # -- actions ----------------------------------------------------------------------
 
     def _do_unrelated_action(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedUnrelatedAction, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """Something other than contending for the prize: in a scored contest a simple
         contest against a resistance class by someone not enmeshed (§5.2.2); in an
         extended contest the turn's action given up (§5.3.7)."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         self._require_control(actor, name, "take an unrelated action")
-        description = read_text(data, "description")
-        level = data.get("resistance_level") or "moderate"
-        if level not in RESISTANCE_LEVELS:
-            raise RulesError(f"resistance_level must be one of {', '.join(RESISTANCE_LEVELS)}")
+        description = text(data.description)
+        level = data.resistance_level or "moderate"
         rollers = {"roll": name, "resistance_roll": f"{level.replace('_', ' ')} resistance"}
         return self._rolled(
             "unrelated_action",
@@ -320,7 +327,7 @@ class GroupScoredFlow(GroupLongFlow):
                 "resistance_level": level,
                 "bumps": self._bumps(name),
                 **self._modifiers(modifier=name),
-                **self._dice(data, roller, rollers),
+                **self._dice(dice, rollers),
             },
             rollers,
             {"hero_point": name},
@@ -328,11 +335,11 @@ class GroupScoredFlow(GroupLongFlow):
         )
 
     def _do_parting_shot(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedPartingShot, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """Kick an opponent who was just knocked out (§5.1.4, §5.3.4)."""
         self._require_phase("preparing", "resolved")
-        shooter, target = read_name(data, "participant"), read_name(data, "target")
+        shooter, target = required(data.participant, "participant"), required(data.target, "target")
         self._require_control(actor, shooter, "take a parting shot")
         self.participant(target)
         rollers = {"shooter_roll": shooter, "target_roll": target}
@@ -344,28 +351,28 @@ class GroupScoredFlow(GroupLongFlow):
                 "bumps": self._bumps(shooter),
                 "target_bumps": self._bumps(target),
                 **self._modifiers(modifier=shooter, target_modifier=target),
-                **self._dice(data, roller, rollers),
+                **self._dice(dice, rollers),
             },
             rollers,
             {"hero_point": shooter, "target_hero_point": target},
         )
 
-    def _do_engage(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_engage(self, data: Engage, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM pairs a PC-side participant with an opponent: a contest of their own,
         first to 5 RP (§5.2.1). The first pairing starts the contest."""
         self._require_phase("preparing")
         self._require_gm(actor, "pair participants")
-        pc, opponent = read_name(data, "pc"), read_name(data, "opponent")
+        pc, opponent = required(data.pc, "pc"), required(data.opponent, "opponent")
         machine = self._machine(start=True)
         number = machine.engage(pc=pc, opponent=opponent)
         self._save(machine)
         return {"summary": f"Pairing #{number}: {pc} against {opponent}"}
 
-    def _do_play_round(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_play_round(self, data: CompletedPlayRound, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM rolls one round of a pairing, with its members' round tactics."""
         self._require_phase("preparing")
         self._require_gm(actor, "roll a pairing's round")
-        number = read_int(data, "pairing")
+        number = data.pairing
         machine = self._machine()
         pairings = machine.state()["pairings"]
         if not 1 <= number <= len(pairings):
@@ -381,18 +388,21 @@ class GroupScoredFlow(GroupLongFlow):
                 "pc_bumps": self._bumps(pc),
                 "opponent_bumps": self._bumps(opponent),
                 **self._modifiers(pc_modifier=pc, opponent_modifier=opponent),
-                **self._dice(data, roller, rollers),
+                **self._dice(dice, rollers),
             },
             rollers,
             {"pc_hero_point": pc, "opponent_hero_point": opponent},
         )
 
-    def _do_assist(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_assist(self, data: CompletedAssist, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Someone not enmeshed helps a teammate in a pairing (§5.2.3): moderate
         resistance, then high, very high, nearly impossible for later assists; the GM
         may shift it one step easier or harder (`resistance_shift` -1 or +1)."""
         self._require_phase("preparing")
-        helper, recipient = read_name(data, "participant"), read_name(data, "recipient")
+        helper, recipient = (
+            required(data.participant, "participant"),
+            required(data.recipient, "recipient"),
+        )
         self._require_control(actor, helper, "assist")
         args: dict[str, Any] = {
             "helper": helper,
@@ -400,22 +410,25 @@ class GroupScoredFlow(GroupLongFlow):
             "bumps": self._bumps(helper),
             **self._modifiers(modifier=helper),
         }
-        if data.get("pairing") is not None:
-            args["pairing"] = read_int(data, "pairing")
-        shift = read_int(data, "resistance_shift", default=0)
+        if data.pairing is not None:
+            args["pairing"] = data.pairing
+        shift = data.resistance_shift or 0
         if shift:
             self._require_gm(actor, "shift an assist's resistance")
             args["resistance_shift"] = shift
         rollers = {"helper_roll": helper, "resistance_roll": "the resistance"}
-        args.update(self._dice(data, roller, rollers))
+        args.update(self._dice(dice, rollers))
         return self._rolled("assist", args, rollers, {"hero_point": helper})
 
     def _do_remove_follower(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedRemoveFollower, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """An opponent not enmeshed takes a follower out with a simple contest (§5.2.4)."""
         self._require_phase("preparing")
-        remover, follower = read_name(data, "participant"), read_name(data, "follower")
+        remover, follower = (
+            required(data.participant, "participant"),
+            required(data.follower, "follower"),
+        )
         self._require_control(actor, remover, "take a follower out")
         self.participant(follower)
         rollers = {"remover_roll": remover, "follower_roll": follower}
@@ -427,20 +440,22 @@ class GroupScoredFlow(GroupLongFlow):
                 "bumps": self._bumps(remover),
                 "follower_bumps": self._bumps(follower),
                 **self._modifiers(modifier=remover, follower_modifier=follower),
-                **self._dice(data, roller, rollers),
+                **self._dice(dice, rollers),
             },
             rollers,
             {"hero_point": remover, "follower_hero_point": follower},
         )
 
-    def _do_shift_points(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
-    ) -> dict[str, Any]:
+    def _do_shift_points(self, data: ShiftPoints, actor: Actor, dice: Dice) -> dict[str, Any]:
         """An owner moves RP scored against them onto a secondary contestant (§5.2.4)."""
         self._require_phase("preparing")
-        owner, follower = read_name(data, "participant"), read_name(data, "follower")
+        owner, follower = (
+            required(data.participant, "participant"),
+            required(data.follower, "follower"),
+        )
         self._require_control(actor, owner, "shift RP onto their follower")
-        pairing, points = read_int(data, "pairing"), read_int(data, "points")
+        pairing = required_number(data.pairing, "pairing")
+        points = required_number(data.points, "points")
         machine = self._machine()
         machine.shift_points(owner=owner, follower=follower, pairing=pairing, points=points)
         entry = machine.log[-1]

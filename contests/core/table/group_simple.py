@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..actions.models import Boost, BothFumble, CompletedRoll, Resolve
 from ..rules import (
     BENEFIT_OF_VICTORY,
     CONSEQUENCE_OF_DEFEAT,
@@ -20,9 +21,8 @@ from ..rules import (
     simple_contest,
 )
 from ..rules.group_simple import both_fumble_defeat, both_fumbled
-from .base import Actor, AvailableAction, Roller, read_roll
+from .base import Actor, AvailableAction, Dice, required
 from .group import GroupFlow, Roll
-from .group_framing import read_name
 
 
 class GroupSimpleFlow(GroupFlow):
@@ -112,11 +112,11 @@ class GroupSimpleFlow(GroupFlow):
         cost = boost_cost(max(len(self.heroes), 1))
         return {"paid": paid, "cost": cost, "level": min(2, paid // cost)}
 
-    def _do_boost(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_boost(self, data: Boost, actor: Actor, dice: Dice) -> dict[str, Any]:
         """One hero point toward a boost, before the roll (§4.5.3, R7): a boost costs
         1 per 3 heroes or part of 3, a double boost twice that, any mix of players."""
         self._require_phase("preparing")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         participant = self._require_participant(actor, name, "pay toward a boost")
         if participant["character_id"] is None:
             raise IllegalAction("only player characters spend hero points")
@@ -134,7 +134,7 @@ class GroupSimpleFlow(GroupFlow):
             "hero_point": {"participant": name, "character_id": participant["character_id"]},
         }
 
-    def _do_roll(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_roll(self, data: CompletedRoll, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM rolls for every PC and, separately, for the resistance against each
         (§4.2.1 step 4); hero points may then be spent before `resolve`. A physical d20
         entered for a participant is their roll (the resistance's, its first)."""
@@ -143,17 +143,15 @@ class GroupSimpleFlow(GroupFlow):
         for participant in self.participants:
             if participant["rating"] is None:
                 raise IllegalAction(f"{participant['name']} has no ability or rating yet")
-        dice = data.setdefault("dice", {})
-        if not isinstance(dice, dict):
-            raise RulesError("dice must be an object")
+        by_participant = dice.under("dice")
         pairings = []
         resistance = self.resistance
         for participant in self._pc_side():
-            rolled = dice.setdefault(participant["name"], {})
+            rolled = by_participant.under(participant["name"])
             self._use_entered_roll(participant, rolled, "roll")
             self._use_entered_roll(resistance, rolled, "resistance_roll")
-            roll = read_roll(rolled, "roll", roller)
-            resistance_roll = read_roll(rolled, "resistance_roll", roller)
+            roll = rolled.take("roll")
+            resistance_roll = rolled.take("resistance_roll")
             pairing = {
                 "participant": participant["name"],
                 "roll": roll,
@@ -277,13 +275,13 @@ class GroupSimpleFlow(GroupFlow):
             and both_fumbled(self._pairing_outcome(p))
         ]
 
-    def _do_both_fumble(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_both_fumble(self, data: BothFumble, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM declares that a participant who fumbled against a fumbling resistance
         suffers a marginal defeat (§4.4.2's footnote, R18.10): their own consequence in
         place of the group's; the points stand."""
         self._require_gm(actor, "rule on a double fumble")
         self._require_phase("resolved")
-        name = read_name(data, "participant")
+        name = required(data.participant, "participant")
         outcome = self.state["outcome"]
         pairing = next((p for p in outcome["pairings"] if p["participant"] == name), None)
         if pairing is None:
@@ -303,7 +301,7 @@ class GroupSimpleFlow(GroupFlow):
             f"marginal defeat for {name}, who is {state.value} (§4.4.2)"
         }
 
-    def _settle(self, data: dict[str, Any]) -> dict[str, Any]:
+    def _settle(self, data: Resolve) -> dict[str, Any]:
         pending = self.state["pending"]
         group = group_simple_contest(
             [self._pairing_outcome(p) for p in pending["pairings"]], boost=pending["boost"]

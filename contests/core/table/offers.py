@@ -87,7 +87,7 @@ class SharedOffers(SharedActions):
             )
             offers.append(AvailableAction("modifier", "Add a modifier", inputs))
         for key, label in keys:
-            record = self._holder({self.KEY: key})[1]
+            record = self.holder(key)
             lines = [
                 (i, line["label"])
                 for i, line in enumerate(record["modifiers"])
@@ -103,7 +103,7 @@ class SharedOffers(SharedActions):
     def _modifier_rule(self, key: str) -> tuple[tuple[str, ...], int] | None:
         """The modifier kinds and the most bumps the GM may give `key` now (None: none):
         a GM resistance takes only a mob's or ganging-up's adjustment (R2, R9, R18.3)."""
-        if self.is_resistance(key, self._holder({self.KEY: key})[1]):
+        if self.is_resistance(key, self.holder(key)):
             return None if self.started else (RESISTANCE_ADJUSTMENTS, 0)
         return MODIFIER_KINDS, 3
 
@@ -139,13 +139,11 @@ class SharedOffers(SharedActions):
             offers.append(
                 AvailableAction("augment", "Augment your ability", (self._key(own), kinds, *rated))
             )
-        inside = {self._holder({self.KEY: k})[1].get("character_id") for k, _ in keys}
+        inside = {self.holder(k).get("character_id") for k, _ in keys}
         helper = words("helper", "Helper's name", limit=120, required=True)
         for key, label in keys:
             # R8: a helper augments a side once: none who has tried it already.
-            tried = {
-                a.get("helper_character_id") for a in self._holder({self.KEY: key})[1]["augments"]
-            }
+            tried = {a.get("helper_character_id") for a in self.holder(key)["augments"]}
             helpers = sorted(set(actor.character_ids) - inside - tried)
             if helpers:
                 who = choice(
@@ -156,10 +154,10 @@ class SharedOffers(SharedActions):
         return offers
 
     def _resistance_key(self, key: str) -> bool:
-        return self.is_resistance(key, self._holder({self.KEY: key})[1])
+        return self.is_resistance(key, self.holder(key))
 
     def _own_augment_open(self, key: str) -> bool:
-        record = self._holder({self.KEY: key})[1]
+        record = self.holder(key)
         try:
             self._check_own_augment(record, record["name"], True)
         except IllegalAction:

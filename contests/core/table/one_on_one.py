@@ -17,6 +17,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..actions.models import (
+    ApplyConsequences,
+    CompletedChooseAbility,
+    CompletedRoll,
+    HeroPoint,
+    NoRelevantAbility,
+    Nothing,
+    Resolve,
+    SetTactic,
+)
 from ..rules import (
     ADVERSITY,
     FORTUNE,
@@ -30,11 +40,11 @@ from .base import (
     SIDES,
     Actor,
     AvailableAction,
-    Roller,
+    Dice,
     choice,
-    read_roll,
-    read_side,
-    read_text,
+    required,
+    side_of,
+    text,
     words,
 )
 from .two_sides import (
@@ -150,43 +160,35 @@ class TableFlow(TwoSides):
     # -- acting -------------------------------------------------------------------
 
     def _do_choose_ability(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: CompletedChooseAbility, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """A player picks the ability (and its rating and states, from the sheet)."""
         self._require_phase("preparing")
-        side = read_side(data)
+        side = side_of(data.side)
         self._require_control(actor, side, "choose their ability")
         if self.started:
             raise IllegalAction("the contest has started; switch abilities with the GM's agreement")
         info = self.side(side)
-        info["ability"] = read_text(data, "ability", required=True, limit=120)
-        info["rating"] = Rating.parse(data.get("rating")).total
-        states = data.get("states", [])
-        if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
-            raise RulesError("states must be a list of state names")
-        info["states"] = states
+        info["ability"] = required(data.ability, "ability")
+        info["rating"] = Rating.parse(data.rating).total
+        info["states"] = list(data.states or [])
         # Penalties the service read from the community for this ability (§8.2): they
         # follow the ability, so choosing another one drops them.
         info["modifiers"] = [m for m in info["modifiers"] if m["kind"] != "community"] + [
-            {
-                "label": str(p["label"])[:80],
-                "value": int(p["value"]),
-                "bumps": 0,
-                "kind": "community",
-            }
-            for p in data.get("sheet_penalties", [])
+            {"label": p.label[:80], "value": p.value, "bumps": 0, "kind": "community"}
+            for p in data.sheet_penalties or []
         ]
         rating, tn = Rating(info["rating"]), self.rated_target(side).rating
         return {"summary": f"{info['name']} uses {info['ability']} ({rating}); TN {tn}"}
 
     def _do_no_relevant_ability(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: NoRelevantAbility, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """The GM rules that no ability on the sheet applies: the side rolls against a
         base TN of 6, modifiers still applying (§2.1.2.1, R18.10)."""
         self._require_gm(actor, "rule that no ability applies")
         self._require_phase("preparing")
-        side = read_side(data)
+        side = side_of(data.side)
         if not self.is_player_side(side):
             raise IllegalAction(
                 f"{self.side(side)['name']} is a resistance: give it a class or a rating"
@@ -201,13 +203,13 @@ class TableFlow(TwoSides):
             f"{NO_RELEVANT_ABILITY} (§2.1.2.1); TN {self.rated_target(side).rating}"
         }
 
-    def _do_set_tactic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_set_tactic(self, data: SetTactic, actor: Actor, dice: Dice) -> dict[str, Any]:
         self._require_phase("preparing")
-        side = read_side(data)
+        side = side_of(data.side)
         self._require_control(actor, side, "describe their tactic")
         info = self.side(side)
-        info["tactic"] = read_text(data, "tactic", required=True)
-        round_tactic = data.get("round_tactic", "normal")
+        info["tactic"] = required(data.tactic, "tactic")
+        round_tactic = data.round_tactic or "normal"
         allowed = self.ROUND_TACTICS
         if round_tactic not in allowed:
             raise RulesError(
@@ -216,15 +218,15 @@ class TableFlow(TwoSides):
         info["round_tactic"] = round_tactic
         return {"summary": f"{info['name']}: {info['tactic']}"}
 
-    def _do_roll(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_roll(self, data: CompletedRoll, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM calls for the roll: both sides roll d20 (§4.1.1 step 4)."""
         self._require_gm(actor, "call for the roll")
         self._require_phase("preparing")
         self._require_ratings()
         self._before_roll()
         for side in SIDES:
-            self._use_entered_roll(self.side(side), data, f"{side}_roll")
-        return self._pend(data, roller, bid=self._roll_bid())
+            self._use_entered_roll(self.side(side), dice, f"{side}_roll")
+        return self._pend(dice, bid=self._roll_bid())
 
     def _require_ratings(self) -> None:
         for side in SIDES:
@@ -238,11 +240,11 @@ class TableFlow(TwoSides):
         """What the roll is for, kept with the pending roll (an extended contest's bid)."""
         return None
 
-    def _pend(self, data: dict[str, Any], roller: Roller, **extra: Any) -> dict[str, Any]:
+    def _pend(self, dice: Dice, **extra: Any) -> dict[str, Any]:
         """Both sides roll; the results wait in `pending` for hero points and `resolve`.
         `extra` names what is rolled for (an extended contest's bid, a parting shot...)."""
-        pc_roll = read_roll(data, "pc_roll", roller)
-        opponent_roll = read_roll(data, "opponent_roll", roller)
+        pc_roll = dice.take("pc_roll")
+        opponent_roll = dice.take("opponent_roll")
         outcome = self._roll_outcome(pc_roll, opponent_roll, extra)
         self.state["pending"] = {
             **extra,
@@ -270,10 +272,10 @@ class TableFlow(TwoSides):
             f"the GM rolled for {opponent_name} in secret",
         )
 
-    def _do_hero_point(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_hero_point(self, data: HeroPoint, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Spend a hero point to raise one's own result a step (§2.3.5.5, R5.3)."""
         self._require_phase("rolled")
-        side = read_side(data)
+        side = side_of(data.side)
         self._require_control(actor, side, "spend their hero point")
         if self.side(side)["character_id"] is None:
             raise IllegalAction("only player characters spend hero points")
@@ -304,7 +306,7 @@ class TableFlow(TwoSides):
             "hero_point": {"side": side, "character_id": self.side(side)["character_id"]},
         }
 
-    def _do_pyrrhic(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_pyrrhic(self, data: Nothing, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The PC fights for a pyrrhic victory (§2.17, R11): a bump up now, a state of
         adversity at the end whatever happens."""
         self._require_phase("preparing")
@@ -319,7 +321,7 @@ class TableFlow(TwoSides):
         )
         return {"summary": f"{self.side('pc')['name']} fights for a pyrrhic victory: a bump up"}
 
-    def _do_resolve(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_resolve(self, data: Resolve, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM settles the roll: a simple contest is decided; a long contest plays
         the round through the engine and goes on until the engine says it is over."""
         self._require_gm(actor, "resolve the roll")
@@ -345,14 +347,16 @@ class TableFlow(TwoSides):
         return {"summary": line, "rolls": rolls}
 
     def _do_apply_consequences(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
+        self, data: ApplyConsequences, actor: Actor, dice: Dice
     ) -> dict[str, Any]:
         """The GM confirms (or edits) the suggested consequences and benefits (§2.11)."""
         self._require_gm(actor, "confirm consequences")
         self._require_phase("resolved")
-        chosen = data.get("consequences")
-        edited = data.get("edit")
-        if isinstance(edited, dict):
+        chosen: list[dict[str, Any]] | None = None
+        if data.consequences is not None:
+            chosen = [c.model_dump(exclude_unset=True) for c in data.consequences]
+        edited = None if data.edit is None else data.edit.model_dump(exclude_unset=True)
+        if edited is not None:
             # The GM's edit from the form: {"pc": "hurt", "pc_benefit": "heroic",
             # "opponent": ""} ("" is none): per side a state of adversity and one of
             # fortune (a wounded winner takes both, R18.6).
@@ -370,11 +374,9 @@ class TableFlow(TwoSides):
                     chosen.append({"side": side, "state": state})
         if chosen is None:
             chosen = self.state["suggested"]
-        if not isinstance(chosen, list):
-            raise RulesError("consequences must be a list")
         applied = []
         for item in chosen:
-            if not isinstance(item, dict) or item.get("side") not in SIDES:
+            if item.get("side") not in SIDES:
                 raise RulesError("each consequence names a side")
             state = item.get("state")
             if state not in CONFIRMABLE:
@@ -389,7 +391,7 @@ class TableFlow(TwoSides):
             )
         self.state["applied"] = applied
         self.state["phase"] = "finished"
-        narration = read_text(data, "narration")
+        narration = text(data.narration)
         if narration:
             self.state["narration"] = narration
         listed = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..actions.models import CompletedAugment, EnterRoll, Modifier, Narrate, Nothing, RemoveModifier
 from ..rules import (
     IllegalAction,
     Rating,
@@ -15,44 +16,37 @@ from ..rules import (
     resistance,
     rolled_augment,
 )
-from ..rules.dice import check_roll
 from .base import (
-    MODIFIER_KINDS,
     PLOT_AUGMENTS,
     RESISTANCE_ADJUSTMENTS,
     Actor,
     BaseFlow,
-    Roller,
-    read_int,
-    read_roll,
-    read_text,
+    Dice,
+    required,
+    text,
 )
 
 
 class SharedActions(BaseFlow):
     """`BaseFlow` with the actions every family shares (`SharedOffers` offers them)."""
 
-    def _do_narrate(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_narrate(self, data: Narrate, actor: Actor, dice: Dice) -> dict[str, Any]:
         self._require_gm(actor, "narrate the outcome")
         self._require_phase("resolved", "finished")
-        self.state["narration"] = read_text(data, "narration", required=True)
+        self.state["narration"] = required(data.narration, "narration")
         return {"summary": self.state["narration"]}
 
-    def _do_modifier(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_modifier(self, data: Modifier, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM adds a modifier line to a side or participant (§2.11-2.15, R9);
         a situational one lasts one round of a long contest."""
         self._require_gm(actor, "set modifiers")
         self._require_phase("preparing")
         key, record = self._holder(data)
-        kind = data.get("kind", "other")
-        if kind not in MODIFIER_KINDS:
-            raise RulesError(f"modifier kind must be one of {', '.join(MODIFIER_KINDS)}")
-        value, bumps = read_int(data, "value", default=0), read_int(data, "bumps", default=0)
-        if not -40 <= value <= 40 or not -3 <= bumps <= 3:
-            raise RulesError("a modifier is at most ±40 and ±3 bumps")
+        kind = data.kind or "other"
+        value, bumps = data.value or 0, data.bumps or 0
         if value == 0 and bumps == 0:
             raise RulesError("a modifier must change the value or give a bump")
-        label = read_text(data, "label", limit=80) or kind.replace("_", " ")
+        label = text(data.label) or kind.replace("_", " ")
         line = {"label": label, "value": value, "bumps": bumps, "kind": kind}
         if kind not in RESISTANCE_ADJUSTMENTS:
             self._refuse_on_resistance(key, record, "a modifier")
@@ -68,13 +62,11 @@ class SharedActions(BaseFlow):
             + (f", {bumps:+d} bump" if bumps else "")
         }
 
-    def _do_remove_modifier(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
-    ) -> dict[str, Any]:
+    def _do_remove_modifier(self, data: RemoveModifier, actor: Actor, dice: Dice) -> dict[str, Any]:
         self._require_gm(actor, "remove modifiers")
         self._require_phase("preparing")
         key, record = self._holder(data)
-        index = read_int(data, "index")
+        index = data.index
         modifiers = record["modifiers"]
         if not 0 <= index < len(modifiers):
             raise RulesError("there is no such modifier")
@@ -82,7 +74,7 @@ class SharedActions(BaseFlow):
         removed = modifiers.pop(index)
         return {"summary": f"{removed['label']} removed from {record['name']}"}
 
-    def _do_augment(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_augment(self, data: CompletedAugment, actor: Actor, dice: Dice) -> dict[str, Any]:
         """An augment to a side or participant before the contest (§2.4, R8): rolled,
         quick or plot."""
         self._require_phase("preparing")
@@ -90,17 +82,17 @@ class SharedActions(BaseFlow):
             raise IllegalAction("augments come before the contest starts (§2.4)")
         key, info = self._holder(data)
         self._refuse_on_resistance(key, info, "an augment")
-        kind = data.get("kind")
-        helper = read_text(data, "helper", limit=120) or info["name"]
-        ability = read_text(data, "ability", limit=120)
+        kind = data.kind
+        helper = text(data.helper) or info["name"]
+        ability = text(data.ability)
         if kind == "plot":
             self._require_gm(actor, "give a plot augment")
-            bonus = read_int(data, "bonus")
+            bonus = data.bonus
             if bonus not in PLOT_AUGMENTS:
                 raise RulesError("a plot augment is +3, +6, +9 or +20 (§2.4.3)")
             entry = {"kind": "plot", "helper": "the GM", "ability": ability, "bonus": bonus}
         elif kind in ("rolled", "quick"):
-            helper_id = data.get("helper_character_id")
+            helper_id = data.helper_character_id
             own = helper_id is None or helper_id == info["character_id"]
             if own:
                 self._require_control(actor, key, "augment their own ability")
@@ -109,11 +101,11 @@ class SharedActions(BaseFlow):
             if not ability:
                 raise RulesError("name the augmenting ability")
             self._check_own_augment(info, helper, own)
-            rating = Rating.parse(data.get("rating"))
+            rating = Rating.parse(data.rating)
             if kind == "quick":
                 # The campaign's rounding (R8), from the framing; the GM may name another.
-                rounding = data.get("rounding") or self.state.get("quick_augment_rounding")
-                bonus = quick_augment(rating, rounding=rounding or "down")
+                rounding = data.rounding or self.state.get("quick_augment_rounding")
+                bonus = quick_augment(rating, rounding="up" if rounding == "up" else "down")
                 entry = {
                     "kind": "quick",
                     "helper": helper,
@@ -122,11 +114,11 @@ class SharedActions(BaseFlow):
                     "tn": str(rating),
                 }
             else:
-                entry = self._rolled_augment(data, roller, helper, ability, rating)
+                entry = self._rolled_augment(data, dice, helper, ability, rating)
         else:
             raise RulesError("augment kind must be 'rolled', 'quick' or 'plot'")
-        if kind != "plot" and data.get("helper_character_id") is not None:
-            entry["helper_character_id"] = data["helper_character_id"]  # who helped (offers)
+        if kind != "plot" and data.helper_character_id is not None:
+            entry["helper_character_id"] = data.helper_character_id  # who helped (offers)
         info["augments"].append(entry)
         payload: dict[str, Any] = {
             "summary": f"{entry['helper']} augments {info['name']}"
@@ -158,12 +150,12 @@ class SharedActions(BaseFlow):
             raise IllegalAction(f"{helper} has already tried to augment this contest (§2.4)")
 
     def _rolled_augment(
-        self, data: dict[str, Any], roller: Roller, helper: str, ability: str, rating: Rating
+        self, data: CompletedAugment, dice: Dice, helper: str, ability: str, rating: Rating
     ) -> dict[str, Any]:
-        roll = read_roll(data, "roll", roller)
-        resistance_roll = read_roll(data, "resistance_roll", roller)
+        roll = dice.take("roll")
+        resistance_roll = dice.take("resistance_roll")
         # The campaign's base resistance (§2.3.3), from the framing; the GM may name another.
-        base = read_int(data, "base_resistance", default=0) or self.state.get("base_resistance")
+        base = data.base_resistance or self.state.get("base_resistance")
         base = base or 14
         outcome = rolled_augment(
             rating, roll, resistance_roll, base=base, better_roll=self.state["better_roll"]
@@ -180,7 +172,7 @@ class SharedActions(BaseFlow):
             "describe": outcome.describe,
         }
 
-    def _do_enter_roll(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_enter_roll(self, data: EnterRoll, actor: Actor, dice: Dice) -> dict[str, Any]:
         """With physical dice allowed, a player enters the d20 they rolled at home; the
         next roll for that side or participant uses it."""
         self._require_phase("preparing")
@@ -188,11 +180,7 @@ class SharedActions(BaseFlow):
             raise IllegalAction("this campaign rolls on the server; physical dice are off")
         key, record = self._holder(data)
         self._require_control(actor, key, "enter their roll")
-        roll = data.get("entered")
-        try:
-            check_roll(roll)
-        except ValueError as error:
-            raise RulesError(str(error)) from None
+        roll = data.entered
         record["entered_roll"] = roll
         text = f"{record['name']} rolled a physical d20: {roll}"
         if self._gm_rolls_for(key):
@@ -200,14 +188,12 @@ class SharedActions(BaseFlow):
         return {"summary": text}
 
     @staticmethod
-    def _use_entered_roll(record: dict[str, Any], dice: dict[str, Any], key: str) -> None:
+    def _use_entered_roll(record: dict[str, Any], dice: Dice, key: str) -> None:
         """A physical d20 entered for this side or participant is its next roll, stored
         under `key` like a server roll (a recorded roll, on replay, stays as it was)."""
-        entered = record.pop("entered_roll", None)
-        if entered is not None:
-            dice.setdefault(key, entered)
+        dice.enter(key, record.pop("entered_roll", None))
 
-    def _do_reveal(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_reveal(self, data: Nothing, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM shows a hidden roll (campaign option: GM rolls hidden until revealed)."""
         self._require_gm(actor, "reveal the GM's roll")
         self._require_phase("rolled")

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..actions.models import ConfusingTie, Escalate
 from ..rules import IllegalAction, RulesError, costly_automatic_victory, graduated_goals
 from ..rules.simple import confusing_tie
 from ..terms import VARIANTS
-from .base import Actor, AvailableAction, Roller, choice
+from .base import Actor, AvailableAction, Dice, choice
 from .chained import ChainedFlow
 from .long import LongFlow
 from .one_on_one import TableFlow
@@ -69,9 +70,7 @@ class SimpleFlow(TableFlow):
             and not self.is_player_side("opponent")
         )
 
-    def _do_confusing_tie(
-        self, data: dict[str, Any], actor: Actor, roller: Roller
-    ) -> dict[str, Any]:
+    def _do_confusing_tie(self, data: ConfusingTie, actor: Actor, dice: Dice) -> dict[str, Any]:
         """The GM rules a tie that is hard to picture a marginal victory for the PC
         (§2.3.5.2, §2.10; R18.10): the outcome, its consequences and any variant follow."""
         self._require_gm(actor, "rule a confusing tie")
@@ -91,12 +90,12 @@ class SimpleFlow(TableFlow):
             "(§2.3.5.2)"
         }
 
-    def _do_escalate(self, data: dict[str, Any], actor: Actor, roller: Roller) -> dict[str, Any]:
+    def _do_escalate(self, data: Escalate, actor: Actor, dice: Dice) -> dict[str, Any]:
         """Continue a decided simple contest as round one of a scored or chained contest
         (§2.8.2), before its consequences are applied. The flow becomes the new kind's."""
         self._require_gm(actor, "escalate the contest")
         self._require_phase("resolved")
-        into = data.get("into")
+        into = data.into
         if not self.escalates:
             raise IllegalAction("only a plain simple contest escalates (§2.8.2)")
         if (self.state.get("outcome") or {}).get("ruled"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ..actions.models import Holder
 from ..rules import (
     BENEFIT_OF_VICTORY,
     CONSEQUENCE_OF_DEFEAT,
@@ -28,7 +29,7 @@ from .base import (
     SIDES,
     ActionInput,
     Actor,
-    read_side,
+    side_of,
 )
 from .offers import SharedOffers
 from .sides import framed_state
@@ -215,9 +216,11 @@ class TwoSides(SharedOffers):
         if not self.controls(actor, side):
             raise IllegalAction(f"only {self.side(side)['name']}'s player or the GM can {what}")
 
-    def _holder(self, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        side = read_side(data)
-        return side, self.side(side)
+    def _held(self, data: Holder) -> str:
+        return side_of(data.side)
+
+    def holder(self, key: str) -> dict[str, Any]:
+        return self.side(side_of(key))
 
     def _gm_rolls_for(self, key: str) -> bool:
         return key == "opponent" and self.state["hide_gm_rolls"]
