@@ -82,15 +82,17 @@ def rules_sheet(
     """The engine's `Character` for `character`, from its rows and stored counters.
 
     With `state` (a ledger step's `state_before`), the ratings, kinds and counters are
-    the saved ones, and abilities created since are left out: what an undo restores.
+    the saved ones, and abilities created since are left out: what an undo restores. A
+    state that kept no abilities (a hero point spent changed none) keeps them as they are.
     """
     own = [a for a in abilities if is_own_ability(a)]
     values = {a.pk: (a.rating, a.kind) for a in own}
     counters = counters_of(character)
     if state is not None:
-        saved = {int(pk): row for pk, row in state["abilities"].items()}
-        own = [a for a in own if a.pk in saved]
-        values = {pk: (row["rating"], row["kind"]) for pk, row in saved.items()}
+        if state.get("abilities") is not None:
+            saved = {int(pk): row for pk, row in state["abilities"].items()}
+            own = [a for a in own if a.pk in saved]
+            values = {pk: (row["rating"], row["kind"]) for pk, row in saved.items()}
         counters = state["character"]
     names = {a.pk: a.name for a in own}
     engine = RulesCharacter(
@@ -112,6 +114,23 @@ def rules_sheet(
         ),
     )
     return RulesSheet(engine, {a.name.casefold(): a for a in own})
+
+
+def counters_sheet(character: Character) -> RulesCharacter:
+    """The engine's `Character` for a step that needs only the counters (a hero point
+    spent, §2.3.5.5): no abilities, so none are read. What the engine says of the
+    abilities and of what they name (the abilities raised this session, the catch-ups
+    on offer) is then not to be written back."""
+    counters = counters_of(character)
+    return RulesCharacter(
+        economy=character.rules_options.hero_point_economy,
+        keywords=character.rules_options.keywords,
+        hero_points=counters["hero_points"],
+        experience=counters["experience_points"],
+        experience_earned=counters["experience_earned"],
+        in_session=counters["in_session"],
+        awarded_this_session=counters["awarded_this_session"],
+    )
 
 
 COUNTERS = (

@@ -33,8 +33,9 @@ from .advancement import (
     character_session_start,
     character_sidekick_raise,
     character_step_undo,
+    hero_point_spend_locked,
 )
-from .base import error_lines
+from .base import error_lines, locked_character
 from .conditions import (
     character_condition_apply,
     character_condition_clear,
@@ -103,5 +104,7 @@ __all__ = [
     "character_sidekick_set",
     "character_step_undo",
     "error_lines",
+    "hero_point_spend_locked",
+    "locked_character",
     "undoable_step",
 ]

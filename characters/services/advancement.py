@@ -32,6 +32,8 @@ from ..selectors import undoable_step
 from ..translate import (
     RULES_KIND,
     RulesSheet,
+    counters_of,
+    counters_sheet,
     is_own_ability,
     rules_sheet,
     sidekick_kind,
@@ -177,12 +179,41 @@ def character_hero_point_spend(
     *, character: Character, actor: User, reason: str = "a bump in a contest"
 ) -> LedgerStep:
     """Spend one hero point in play (§2.3.5.5)."""
-    return _engine_step(
+    lock(character)
+    return hero_point_spend_locked(character=character, actor=actor, reason=reason)
+
+
+def hero_point_spend_locked(
+    *, character: Character, actor: User, reason: str = "a bump in a contest"
+) -> LedgerStep:
+    """`character_hero_point_spend` for a caller that holds the character's row already
+    (`locked_character`) in its own transaction (a contest's action): no second read of
+    the row, and no savepoint of its own, so a refusal here must roll the caller back
+    (as a contest's action does with any refusal).
+
+    A spend changes only the hero points: the engine gets the counters without the
+    abilities (no rule of the spend looks at them), only the hero points are written
+    back, and the step's `state_before` keeps no abilities, which its undo then leaves
+    as they are (`_engine_step_revert`)."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("a hero point is spent from a locked row, inside a transaction")
+    before = counters_sheet(character)
+    try:
+        after, changes = rules.spend_hero_point(before, reason=reason)
+    except RulesError as exc:
+        raise invalid(exc) from exc
+    state_before = {"character": counters_of(character)}
+    character.hero_points = after.hero_points
+    clean_character(character)  # locked by the caller
+    character.save(update_fields=["hero_points"])
+    entries = engine_entries(before, after, changes, {}, reason)
+    return ledger_step(
         character,
         actor,
         LedgerReason.HERO_POINT_SPEND,
         reason,
-        lambda sheet: rules.spend_hero_point(sheet.character, reason=reason),
+        entries=entries,
+        state_before=state_before,
     )
 
 
@@ -413,10 +444,11 @@ def _engine_step_revert(character: Character, target: LedgerStep, note: str) -> 
     current = rules_sheet(character, abilities)
     restored = rules_sheet(character, abilities, state=target.state_before)
     entries = engine_entries(current.character, restored.character, [], current.rows, note)
-    saved = saved_state(target)["abilities"]
+    # A step that kept no abilities (a hero point spent) changed none: they stay.
+    saved = saved_state(target).get("abilities")
     # Breakouts first, so deleting a keyword never finds its breakout gone already.
     for row in sorted(abilities, key=lambda a: a.kind != AbilityKind.BREAKOUT):
-        if not is_own_ability(row):
+        if saved is None or not is_own_ability(row):
             continue
         old = saved.get(str(row.pk))
         if old is None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, overload
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.db.models import Model
+from django.db.models import Model, QuerySet
 
 from contests.broadcast import send_to_table_on_commit
 from contests.core.rules.advancement import Change
@@ -82,10 +82,21 @@ def clean_character(character: Character, where: str = "") -> None:
         raise ValidationError(problems)
 
 
+def _locking() -> QuerySet[Character]:
+    # The campaign (its rules options) comes in the same statement; only the
+    # character's row is locked.
+    return Character.objects.select_for_update(of=("self",)).select_related("campaign")
+
+
 def lock(character: Character) -> None:
     """Reload the character and hold its row until commit, so two requests never
     spend the same hero point (PostgreSQL; SQLite serialises writers anyway)."""
-    character.refresh_from_db(from_queryset=Character.objects.select_for_update())
+    character.refresh_from_db(from_queryset=_locking())
+
+
+def locked_character(pk: int) -> Character:
+    """The character read and held as `lock` does, for a caller that has only its id."""
+    return _locking().get(pk=pk)
 
 
 def rows_of(character: Character) -> tuple[list[Ability], list[Follower]]:

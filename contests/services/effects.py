@@ -43,13 +43,15 @@ def _apply_side_effects(
     effects: dict[str, Any] = {}
     # A bump, a boost or a final action (§2.3.5.5, §4.5.3, §5.3.5): one point per event.
     if payload.get("hero_point"):
-        character = Character.objects.get(pk=payload["hero_point"]["character_id"])
+        # One read, the row held until commit: a second spend waits here and then
+        # finds the point gone. The spend writes within this action's transaction.
+        character = character_services.locked_character(payload["hero_point"]["character_id"])
         if character.hero_points < 1:
             raise IllegalAction(f"{character.name} has no hero point left")
         reason = "a boost" if action == "boost" else "a bump"
         if action == "final_action":
             reason = "a final action"
-        character_services.character_hero_point_spend(
+        character_services.hero_point_spend_locked(
             character=character, actor=user, reason=f"{reason} in contest #{contest.number}"
         )
     if action == "join":

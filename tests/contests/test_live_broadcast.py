@@ -230,7 +230,7 @@ STEP_QUERIES = (
     ("gm", "set_tactic", 6),
     ("alice", "set_tactic", 7),
     ("gm", "roll", 6),
-    ("alice", "hero_point", 16),
+    ("alice", "hero_point", 11),
     ("gm", "resolve", 6),
     ("gm", "apply_consequences", 15),
     ("gm", "narrate", 6),

@@ -146,3 +146,55 @@ def test_a_roll_resent_without_its_step_is_answered_done_not_refused(contest, gm
     again = roll()
     assert first.created and not again.created and again.event.pk == first.event.pk
     assert ContestEvent.objects.filter(contest=contest, type="roll").count() == 1
+
+
+def test_a_last_hero_point_spent_at_the_table_and_on_the_sheet_at_once_is_spent_once(
+    table, contest, gm, alice, tamsin, monkeypatch
+):
+    """The table's spend reads the character once, holding its row (no second read in
+    the characters' services): a spend on the sheet at the same moment waits for it,
+    or it for the spend, and whichever comes second is refused. Never below 0. (The
+    engine's spend is slowed, so that without the lock both would read the one point.)"""
+    import time
+
+    from characters import services as character_services
+    from characters.models import Character, LedgerStep
+    from contests.core.rules import advancement as rules
+
+    engine_spend = rules.spend_hero_point
+
+    def slow_spend(*args, **kwargs):
+        time.sleep(0.3)
+        return engine_spend(*args, **kwargs)
+
+    table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    table.act(contest, gm, "roll", rolls=(15, 12))
+    Character.objects.filter(pk=tamsin.pk).update(hero_points=1)
+    monkeypatch.setattr(rules, "spend_hero_point", slow_spend)
+
+    def at_the_table():
+        return contest_act(
+            contest_id=contest.pk,
+            user=alice,
+            action="hero_point",
+            idempotency_key="bump",
+            data={"side": "pc"},
+        )
+
+    def on_the_sheet():
+        sheet = Character.objects.get(pk=tamsin.pk)
+        return character_services.character_hero_point_spend(character=sheet, actor=alice)
+
+    table_result, sheet_result = run_together(at_the_table, on_the_sheet)
+    spent = [r for r in (table_result, sheet_result) if not isinstance(r, Exception)]
+    assert len(spent) == 1, (table_result, sheet_result)
+    if isinstance(table_result, Exception):  # the sheet's spend came first
+        assert "Tamsin has no hero point left" in str(table_result)
+        assert not ContestEvent.objects.filter(contest=contest, type="hero_point").exists()
+    else:
+        assert "1 HP; you have 0" in str(sheet_result)
+    tamsin.refresh_from_db()
+    assert tamsin.hero_points == 0
+    assert LedgerStep.objects.filter(character=tamsin, reason="hp_spend").count() == 1

@@ -143,6 +143,39 @@ def test_the_gm_undoes_the_latest_action_and_the_archive_keeps_both(
         table.act(contest, alice, "undo")
 
 
+def test_a_hero_point_spent_and_undone_at_the_table_leaves_the_abilities_as_they_were(
+    table, session, gm, alice, tamsin
+):
+    """The spend reads no abilities and its ledger step keeps none: the undo gives the
+    point back through the ledger and leaves every ability (and a catch-up on offer,
+    which names one) untouched."""
+    from characters.models import Character, LedgerStep
+
+    boatcraft = ability(tamsin, "Boatcraft")
+    offer = [{"ability": boatcraft.pk, "rating": 20}]
+    Character.objects.filter(pk=tamsin.pk).update(catch_ups=offer)
+
+    def sheet():
+        return sorted(tamsin.abilities.values_list("id", "name", "rating", "kind"))
+
+    before = sheet()
+    contest = table.frame(pc=tamsin)
+    table.act(contest, alice, "choose_ability", side="pc", ability_id=boatcraft.pk)
+    table.act(contest, gm, "roll", rolls=(10, 5))
+    table.act(contest, alice, "hero_point", side="pc")
+    spend = LedgerStep.objects.get(character=tamsin, reason="hp_spend")
+    assert "abilities" not in spend.state_before
+    assert list(spend.entries.values_list("field", "before", "after")) == [("hero_points", 3, 2)]
+    table.act(contest, gm, "undo")
+    tamsin.refresh_from_db()
+    assert tamsin.hero_points == 3 and tamsin.catch_ups == offer
+    assert sheet() == before
+    spend.refresh_from_db()
+    assert spend.undone_at is not None
+    undo = LedgerStep.objects.get(character=tamsin, reason="undo")
+    assert list(undo.entries.values_list("field", "before", "after")) == [("hero_points", 2, 3)]
+
+
 def test_an_augment_is_rolled_against_moderate_and_adds_its_bonus(table, session, alice, tamsin):
     """§2.4.1, R8: a minor victory on the augment roll gives +6."""
     contest = table.frame(pc=tamsin)
