@@ -42,6 +42,7 @@ from .conditions import (
     character_condition_heal,
     character_conditions_wane,
     character_wherewithal,
+    condition_apply_locked,
 )
 from .creation import (
     DETAIL_FIELDS,
@@ -83,6 +84,7 @@ __all__ = [
     "character_condition_clear",
     "character_condition_heal",
     "character_wherewithal",
+    "condition_apply_locked",
     "character_conditions_wane",
     "character_create",
     "character_creation_finish",

@@ -81,8 +81,48 @@ def character_condition_apply(
         raise invalid(exc) from exc
     lock(character)
     wanted = {a.pk for a in abilities}
-    rows = [a for a in character.abilities.filter(pk__in=wanted) if a.kind != AbilityKind.FLAW]
-    if not rows or len(rows) != len(wanted):
+    rows = list(character.abilities.filter(pk__in=wanted))
+    return _record_condition(character, actor, state, rows, len(wanted), cause, contest_id)
+
+
+def condition_apply_locked(
+    *,
+    character: Character,
+    actor: User,
+    state: State | str,
+    abilities: Sequence[Ability],
+    cause: str = "",
+    contest_id: int | None = None,
+) -> Condition:
+    """`character_condition_apply` for a caller that holds the character's row already
+    (`locked_character`) in its own transaction (a contest's consequences) and read
+    `abilities`, the character's own rows, after taking the lock: neither is read
+    again, and no savepoint of its own, so a refusal here must roll the caller back
+    (as a contest's action does with any refusal)."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("a state is recorded on a locked row, inside a transaction")
+    try:
+        state = parse_state(state)
+    except RulesError as exc:
+        raise invalid(exc) from exc
+    rows = [a for a in abilities if a.character_id == character.pk]
+    wanted = len({a.pk for a in abilities})
+    return _record_condition(character, actor, state, rows, wanted, cause, contest_id)
+
+
+def _record_condition(
+    character: Character,
+    actor: User,
+    state: State,
+    rows: list[Ability],
+    wanted: int,
+    cause: str,
+    contest_id: int | None,
+) -> Condition:
+    """Record `state` on `rows`, the character's abilities read under its lock (as many
+    as the `wanted` abilities, none of them a flaw)."""
+    rows = [a for a in rows if a.kind != AbilityKind.FLAW]
+    if not rows or len(rows) != wanted:
         raise ValidationError(
             "Choose the abilities the state affects (§2.11): abilities of this character."
         )

@@ -253,13 +253,17 @@ def _undo(contest: Contest, user: User, actor: Actor, key: str) -> ActionResult:
         raise ContestError("there is nothing to undo")
     target = live[-1]
     _reverse_side_effects(target, user)
+    # Each past actor as they are now, read once however many events they did.
+    actors: dict[int, Actor] = {user.pk: actor}
     replayed = []
     for event in live[:-1]:
+        if event.actor is not None and event.actor.pk not in actors:
+            actors[event.actor.pk] = actor_for(contest.campaign, event.actor)
         replayed.append(
             (
                 event.type,
                 event.payload.get("data", {}),
-                actor_for(contest.campaign, event.actor) if event.actor else actor,
+                actors[event.actor.pk] if event.actor else actor,
             )
         )
     try:

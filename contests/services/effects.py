@@ -66,9 +66,11 @@ def _apply_side_effects(
                 # The resource was the ability: its depletion replaces the PC's
                 # consequences of defeat (§8.2).
                 continue
-            character = Character.objects.get(pk=item["character_id"])
+            # The character read and held once, its abilities read once under the lock
+            # (the service reads neither again).
+            character = character_services.locked_character(item["character_id"])
             abilities = list(character.abilities.filter(name=item["ability"]))
-            condition = character_services.character_condition_apply(
+            condition = character_services.condition_apply_locked(
                 character=character,
                 actor=user,
                 state=item["state"],

@@ -221,9 +221,11 @@ def test_the_panel_names_who_plays_in_the_contest(
 # Each step of a simple contest with its broadcast, as the test counts them (its own
 # savepoint pair included): the GM's plain steps are the locked contest, the event,
 # the contest saved and the panel's one read of the sheets. A player also reads their
-# membership; a pick reads the ability, its states and any community penalty and
-# updates the archive's participant record; a hero point locks and writes the sheet
-# and its ledger; the consequences write each condition.
+# membership. A pick reads the ability, its states and any community penalty and
+# updates the archive's participant record; a hero point reads and holds the character
+# once and writes its hero points and its ledger step and entry; the consequences read
+# and hold the character, read the abilities and their states and write the condition
+# and its abilities; an undo reads the events and each past actor's membership once.
 STEP_QUERIES = (
     ("alice", "choose_ability", 11),
     ("gm", "modifier", 6),
@@ -232,9 +234,9 @@ STEP_QUERIES = (
     ("gm", "roll", 6),
     ("alice", "hero_point", 11),
     ("gm", "resolve", 6),
-    ("gm", "apply_consequences", 15),
+    ("gm", "apply_consequences", 11),
     ("gm", "narrate", 6),
-    ("gm", "undo", 10),
+    ("gm", "undo", 8),
 )
 
 
