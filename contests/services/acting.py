@@ -25,6 +25,8 @@ from .common import (
     _emit,
     _message,
     actor_for,
+    member_rows,
+    with_member_rows,
 )
 from .effects import _apply_side_effects, _reverse_side_effects
 from .sheets import _from_sheet
@@ -74,13 +76,20 @@ def _act(
 ) -> ActionResult:
     if not isinstance(data, Data | dict):
         raise ContestError("an action's data must be an object")
-    contests = Contest.objects.select_for_update().select_related("campaign")
+    # Who the user is at this table (their membership and the characters they play
+    # there) is read in the statement that locks the contest and its campaign: at the
+    # moment of the action, without a query of its own.
+    contests = with_member_rows(
+        Contest.objects.select_for_update(of=("self", "campaign")).select_related("campaign"),
+        user,
+    )
     if campaign_id is not None:
         contests = contests.filter(campaign_id=campaign_id)
-    contest = contests.filter(pk=contest_id).first()
-    if contest is None:
+    rows = list(contests.filter(pk=contest_id))
+    if not rows:
         raise ContestError("there is no such contest at this table")
-    actor = actor_for(contest.campaign, user)
+    contest = rows[0]
+    actor = actor_for(contest.campaign, user, member_rows(rows))
     if actor.role == "spectator":
         raise ContestError("spectators watch; they cannot act in a contest")
     # A key used already is found where the event is written (`_insert_once`), in the

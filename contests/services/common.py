@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import FilteredRelation, Q
+from django.db.models import F, FilteredRelation, Q, QuerySet
 
 from campaigns.models import Campaign, Membership, Role
 from community.models import ResourceDraw
@@ -38,20 +38,27 @@ class ActionResult:
     created: bool  # False: the same idempotency key was already done ("already done")
 
 
-def actor_for(campaign: Campaign, user: User) -> Actor:
+def actor_for(
+    campaign: Campaign, user: User, read: list[tuple[str, int | None]] | None = None
+) -> Actor:
     """The user as an actor at this campaign's table, or PermissionDenied. A player's
-    membership and the characters they play here are read in one query."""
+    membership and the characters they play here are read in one query, or come as
+    `read` (their role and each character's id, or None for none, one row each) from
+    the caller's own statement (`member_rows`)."""
     if not getattr(user, "is_authenticated", False):
         raise PermissionDenied("not a member of this campaign")
     if campaign.gm_id == user.pk:
         # The GM acts for every character: no lookup needed.
         return Actor(user_id=user.pk, role=str(Role.GM))
-    here = Q(user__characters__campaign=campaign)
-    rows = list(
-        Membership.objects.filter(campaign=campaign, user=user)
-        .annotate(played=FilteredRelation("user__characters", condition=here))
-        .values_list("role", "played__id")
-    )
+    if read is not None:
+        rows = read
+    else:
+        here = Q(user__characters__campaign=campaign)
+        rows = list(
+            Membership.objects.filter(campaign=campaign, user=user)
+            .annotate(played=FilteredRelation("user__characters", condition=here))
+            .values_list("role", "played__id")
+        )
     if not rows:
         raise PermissionDenied("not a member of this campaign")
     role = str(rows[0][0])
@@ -62,6 +69,31 @@ def actor_for(campaign: Campaign, user: User) -> Actor:
         role=role,
         character_ids=frozenset(pk for _, pk in rows if pk is not None),
     )
+
+
+def with_member_rows(contests: QuerySet[Contest], user: User) -> QuerySet[Contest]:
+    """The contests with, in the same statement, the user's role in the campaign
+    (`member_role`) and each character they play there (`played_id`): one row a
+    character (one, with None, for none), and `member_role` None on every row if the
+    user is no member. What `actor_for` reads, for `member_rows`."""
+    if not getattr(user, "is_authenticated", False):
+        return contests
+    return contests.annotate(
+        member=FilteredRelation(
+            "campaign__memberships", condition=Q(campaign__memberships__user=user)
+        ),
+        mine=FilteredRelation(
+            "campaign__characters", condition=Q(campaign__characters__player=user)
+        ),
+        member_role=F("member__role"),
+        played_id=F("mine__id"),
+    )
+
+
+def member_rows(rows: list[Contest]) -> list[tuple[str, int | None]]:
+    """`actor_for`'s `read` from the rows of one contest read `with_member_rows`."""
+    read = [(getattr(r, "member_role", None), getattr(r, "played_id", None)) for r in rows]
+    return [(role, played) for role, played in read if role]
 
 
 def _check_key(key: object) -> str:

@@ -20,17 +20,17 @@ from tests.table import ability, key
 HTMX = {"HX-Request": "true"}
 
 # The queries of one action posted by a browser, the broadcast's rendering included:
-# the session and user, the savepoint pair, the contest locked, who acts (a player's
-# membership with their characters, in one query), the event written unless its key
-# was used already (one statement) and the state saved, the sheets the panel reads. A
-# choice of ability also reads the sheet's ability, its states and any community
-# penalty on it, and updates the archive's participant record; confirming the
-# consequences locks each character, reads the abilities the state falls on and the
-# states they hold, and writes the condition with its abilities. (Each count includes
-# the test's own read of the contest's seq for the form.)
+# the session and user, the savepoint pair, the contest locked with who acts (a
+# player's membership with their characters, in the same statement), the event written
+# unless its key was used already (one statement) and the state saved, the sheets the
+# panel reads. A choice of ability also reads the sheet's ability, its states and any
+# community penalty on it, and updates the archive's participant record; confirming
+# the consequences locks each character, reads the abilities the state falls on and
+# the states they hold, and writes the condition with its abilities. (Each count
+# includes the test's own read of the contest's seq for the form.)
 ACTION_QUERIES = {
-    "choose_ability": 14,
-    "set_tactic": 10,
+    "choose_ability": 13,
+    "set_tactic": 9,
     "roll": 9,
     "resolve": 9,
     "apply_consequences": 14,

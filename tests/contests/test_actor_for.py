@@ -43,3 +43,30 @@ def test_the_gm_acts_for_everyone_and_a_spectator_for_none(campaign, gm, sam):
 def test_anyone_else_does_not_act_at_all(campaign, charlie):
     with pytest.raises(PermissionDenied):
         actor_for(campaign, charlie)
+
+
+def test_the_contests_locking_statement_reads_who_acts_as_actor_for_does(
+    campaign, table, gm, alice, bob, sam, charlie, tamsin, elsewhere, session, make_user
+):
+    """An action reads who acts in the statement that locks its contest
+    (`with_member_rows`, one row for each character played): the same actor as
+    `actor_for`'s own query, for a player of two characters here (and one elsewhere),
+    a player of none here, a spectator, the GM, and anyone else (refused)."""
+    from contests.models import Contest
+    from contests.services.common import member_rows, with_member_rows
+
+    Character.objects.create(campaign=campaign, player=alice, name="Wren")
+    Character.objects.create(campaign=elsewhere.campaign, player=bob, name="Not Here")
+    contest = table.frame(pc=tamsin, opponent={"name": "River", "level": "moderate"})
+    for user in (alice, bob, sam, gm, charlie):
+        rows = list(
+            with_member_rows(Contest.objects.select_related("campaign"), user).filter(pk=contest.pk)
+        )
+        assert {row.pk for row in rows} == {contest.pk}
+        try:
+            expected = actor_for(campaign, user)
+        except PermissionDenied:
+            with pytest.raises(PermissionDenied):
+                actor_for(rows[0].campaign, user, member_rows(rows))
+            continue
+        assert actor_for(rows[0].campaign, user, member_rows(rows)) == expected, user

@@ -122,12 +122,12 @@ def test_an_action_with_its_broadcast_stays_within_its_queries(
     # of the abilities (the sheets and the helpers together).
     with django_assert_max_num_queries(6), django_capture_on_commit_callbacks(execute=True):
         table.send(contest, gm, "set_tactic", side="pc", tactic="Pole along the shallows")
-    # A player: also their membership and their characters, and from the sheet the
-    # ability, its conditions and any community penalty on it (§8.2); the participant
-    # record then follows the chosen ability, for the archive.
+    # A player: their membership and their characters come with the locked contest;
+    # from the sheet the ability, its conditions and any community penalty on it
+    # (§8.2); the participant record then follows the chosen ability, for the archive.
     boatcraft = ability(tamsin, "Boatcraft")
     with (
-        django_assert_max_num_queries(12, info="a player's choice of ability"),
+        django_assert_max_num_queries(10, info="a player's choice of ability"),
         django_capture_on_commit_callbacks(execute=True),
     ):
         table.send(contest, alice, "choose_ability", side="pc", ability_id=boatcraft.pk)
@@ -220,19 +220,20 @@ def test_the_panel_names_who_plays_in_the_contest(
 
 # Each step of a simple contest with its broadcast, as the test counts them (its own
 # savepoint pair included): the GM's plain steps are the locked contest, the event,
-# the contest saved and the panel's one read of the sheets. A player also reads their
-# membership. A pick reads the ability, its states and any community penalty and
-# updates the archive's participant record; a hero point reads and holds the character
-# once and writes its hero points and its ledger step and entry; the consequences read
-# and hold the character, read the abilities and their states and write the condition
-# and its abilities; an undo reads the events and each past actor's membership once.
+# the contest saved and the panel's one read of the sheets. A player's membership comes
+# in the statement that locks the contest. A pick reads the ability, its states and
+# any community penalty and updates the archive's participant record; a hero point
+# reads and holds the character once and writes its hero points and its ledger step
+# and entry; the consequences read and hold the character, read the abilities and
+# their states and write the condition and its abilities; an undo reads the events
+# and each past actor's membership once.
 STEP_QUERIES = (
-    ("alice", "choose_ability", 11),
+    ("alice", "choose_ability", 10),
     ("gm", "modifier", 6),
     ("gm", "set_tactic", 6),
-    ("alice", "set_tactic", 7),
+    ("alice", "set_tactic", 6),
     ("gm", "roll", 6),
-    ("alice", "hero_point", 11),
+    ("alice", "hero_point", 10),
     ("gm", "resolve", 6),
     ("gm", "apply_consequences", 11),
     ("gm", "narrate", 6),
