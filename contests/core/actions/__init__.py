@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..rules.errors import RulesError
+from .declaration import Data, Declared, Pick, Place
 from .fields import (
     CONTEST_KINDS,
     MAX_DEPTH,
@@ -34,22 +35,18 @@ from .fields import (
     ActionInputError,
     plain_text_problem,
 )
-from .models import (
+from .models import DECLARED
+from .readable import LABELS, label_for, readable
+from .registry import (
     ACTION_ADAPTER,
     ACTIONS,
     COMPLETED_MODELS,
     DATA_MODELS,
-    DECLARED,
     DECLARED_BY_NAME,
     MESSAGE_MODELS,
     SHEETS_KEPT,
-    Data,
-    Declared,
     Message,
-    Pick,
-    Place,
 )
-from .readable import LABELS, label_for, readable
 
 __all__ = [
     "ACTIONS",

@@ -1,24 +1,23 @@
-"""One data model per table action, and the envelope every message shares."""
+"""One data model per table action: what a browser may send, and what the server
+completes (the sheet's fields, the dice). The declarations are in registry.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal, Union, cast
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic import Field
 
 from ..rules.extended_group.state import DARING_LEVELS, ORDER_RULES
 from ..rules.ratings import RESISTANCE_LEVELS
 from ..rules.scored.tables import TACTICS
 from ..rules.scored_group.participants import ROLES
 from ..terms import MAX_SIDE, MODIFIER_KINDS, VARIANTS
+from .declaration import Data, Declared, Pick, Place
 from .fields import (
     AUGMENT_KINDS,
     CONTEST_KINDS,
     ESCALATIONS,
     MAX_ID,
-    MAX_KEY_LENGTH,
     MAX_ROWS,
     ROUNDINGS,
     STAKES,
@@ -36,20 +35,6 @@ from .fields import (
 )
 
 # -- the models -----------------------------------------------------------------------------
-
-
-class Data(BaseModel):
-    """An action's data: only the fields listed, each checked as typed."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    # The fields that decide a roll (a rating, a bonus, a resistance, a modifier's size):
-    # only the GM sends them; a player's are read from the sheet, the library, the
-    # framing or the campaign's options (issue 12).
-    GM_ONLY: ClassVar[frozenset[str]] = frozenset()
-
-    def gm_only(self) -> frozenset[str]:
-        """The GM-only fields for this message (a model may depend on what else is sent)."""
-        return self.GM_ONLY
 
 
 class Nothing(Data):
@@ -416,71 +401,8 @@ class CompletedFinalAction(FinalAction, Rolls):
     pass
 
 
-class Place(StrEnum):
-    """Where an action's control sits on the table's panel (contests/live/controls.py)."""
-
-    # Under the side or participant it names when it can name only one (a group
-    # contest's row); among the general controls, with a choice of whom, otherwise.
-    NAMED = "named"
-    # One form for each side or participant the actor may name, under each.
-    HOLDER = "holder"
-    # Among the general controls always (naming whom it is for in a field).
-    GENERAL = "general"
-    # Under the side the flow names when it offers it (`AvailableAction.under`: whose
-    # turn it is to bid, who takes the parting shot, the PC's pyrrhic victory).
-    FLOW = "flow"
-    # One button for each line it removes, among the general controls.
-    EACH_LINE = "each_line"
-
-
-class Pick(StrEnum):
-    """A choice the panel offers from a character's sheet, read by the service."""
-
-    NONE = ""
-    # The holder's abilities, the chosen one selected (a new one, as you go, §3.1).
-    ABILITY = "ability"
-    # The participant's abilities, to switch to (§5.3.6).
-    SWITCH = "switch"
-    # The participant's abilities, or the same one, for a final action (§5.3.10).
-    FINAL = "final"
-    # The helper's abilities, for an augment (§2.4).
-    HELPER = "helper"
-    # The giver's abilities, for an AP gift (§5.3.5).
-    GIVER = "giver"
-
-
-@dataclass(frozen=True)
-class Declared:
-    """What the table knows of an action from its declaration: its name, its typed data,
-    the words the log and the archive use for the event it writes ("chose an ability"),
-    and whether doing it can change a character sheet (hero points, states, the ability
-    a player is asked to pick); the browsers reload a player's sheet only after those
-    (the log entry's `data-sheets`, static/js/table.js). `event_type`: the event type
-    it writes, when not its name (the framing's "framed", an undo's "undone"). `place`
-    and `pick`: where the panel puts its control and what it offers from a sheet; the
-    control reaches the GM and the player whose side or participant it acts for."""
-
-    name: str
-    data: type[Data]
-    logged: str
-    sheets: bool = True
-    event_type: str = ""
-    place: Place = Place.NAMED
-    pick: Pick = Pick.NONE
-    # Offered in the "your move" bar too, as a choice that will not wait (a hero point).
-    in_bar: bool = False
-    # The data as the flows read it and the event stores it, when the server completes
-    # it (the sheet's fields, the dice): a subclass of `data`.
-    completed: type[Data] | None = None
-
-    @property
-    def completed_model(self) -> type[Data]:
-        return self.completed or self.data
-
-    @property
-    def event(self) -> str:
-        return self.event_type or self.name
-
+# -- the declarations -----------------------------------------------------------------------
+# One line per action: everything else the table knows of it is derived (registry.py).
 
 DECLARED: tuple[Declared, ...] = (
     Declared("frame", Frame, "framed the contest", event_type="framed"),
@@ -573,49 +495,3 @@ DECLARED: tuple[Declared, ...] = (
         completed=CompletedFinalAction,
     ),
 )
-DECLARED_BY_NAME: dict[str, Declared] = {action.name: action for action in DECLARED}
-DATA_MODELS: dict[str, type[Data]] = {action.name: action.data for action in DECLARED}
-COMPLETED_MODELS: dict[str, type[Data]] = {
-    action.name: action.completed_model for action in DECLARED
-}
-# The actions that change no sheet; any other step (and an event that is no action,
-# such as the framing or an undo) may.
-SHEETS_KEPT = frozenset(action.name for action in DECLARED if not action.sheets)
-
-
-class Message(BaseModel):
-    """The envelope every action shares."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    contest: Id | None = None
-    key: Annotated[str, Text(MAX_KEY_LENGTH)] | None = None
-    seq: Annotated[int, Whole(0, MAX_ID)] | None = None
-    # Each action's model narrows these two: `action` to its own name (the union's
-    # discriminator) and `data` to its Data model.
-    action: str
-    data: Data
-
-
-def _message_model(action: str, data: type[Data]) -> type[Message]:
-    name = "".join(part.title() for part in action.split("_")) + "Message"
-    return create_model(
-        name,
-        __base__=Message,
-        __module__=__name__,
-        # A Literal of a name known only at run time: Any to the type checker.
-        action=(cast(Any, Literal)[action], ...),
-        data=(data, ...),
-    )
-
-
-MESSAGE_MODELS: dict[str, type[Message]] = {
-    action: _message_model(action, data) for action, data in DATA_MODELS.items()
-}
-ACTIONS = frozenset(MESSAGE_MODELS)
-# The union of the models built above, which only run time knows: statically a Message.
-_ANY_MESSAGE: Any = Annotated[
-    cast(Any, Union)[tuple(MESSAGE_MODELS.values())],  # noqa: UP007
-    Field(discriminator="action"),
-]
-ACTION_ADAPTER: TypeAdapter[Message] = TypeAdapter(_ANY_MESSAGE)

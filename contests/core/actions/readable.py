@@ -10,9 +10,7 @@ from pydantic import ValidationError
 from .fields import (
     SERVER_KEYS,
 )
-from .models import (
-    ACTIONS,
-)
+from .registry import ACTIONS
 
 # -- readable refusals ----------------------------------------------------------------------
 
