@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from contests.core.rules.advancement import Ability as RulesAbility
 from contests.core.rules.advancement import AbilityKind as RulesAbilityKind
@@ -97,13 +98,7 @@ def rules_sheet(
     names = {a.pk: a.name for a in own}
     engine = RulesCharacter(
         abilities=tuple(to_rules_ability(a, names, *values[a.pk]) for a in own),
-        economy=character.rules_options.hero_point_economy,
-        keywords=character.rules_options.keywords,
-        hero_points=counters["hero_points"],
-        experience=counters["experience_points"],
-        experience_earned=counters["experience_earned"],
-        in_session=counters["in_session"],
-        awarded_this_session=counters["awarded_this_session"],
+        **_counted(character, counters),
         raised_this_session=tuple(
             names[pk] for pk in counters["raised_this_session"] if pk in names
         ),
@@ -121,16 +116,21 @@ def counters_sheet(character: Character) -> RulesCharacter:
     spent, §2.3.5.5): no abilities, so none are read. What the engine says of the
     abilities and of what they name (the abilities raised this session, the catch-ups
     on offer) is then not to be written back."""
-    counters = counters_of(character)
-    return RulesCharacter(
-        economy=character.rules_options.hero_point_economy,
-        keywords=character.rules_options.keywords,
-        hero_points=counters["hero_points"],
-        experience=counters["experience_points"],
-        experience_earned=counters["experience_earned"],
-        in_session=counters["in_session"],
-        awarded_this_session=counters["awarded_this_session"],
-    )
+    return RulesCharacter(**_counted(character, counters_of(character)))
+
+
+def _counted(character: Character, counters: dict[str, Any]) -> dict[str, Any]:
+    """The engine's `Character` fields that come from the campaign's options and the
+    stored counters (§2.3.5, §2.12), whatever else a sheet carries."""
+    return {
+        "economy": character.rules_options.hero_point_economy,
+        "keywords": character.rules_options.keywords,
+        "hero_points": counters["hero_points"],
+        "experience": counters["experience_points"],
+        "experience_earned": counters["experience_earned"],
+        "in_session": counters["in_session"],
+        "awarded_this_session": counters["awarded_this_session"],
+    }
 
 
 COUNTERS = (

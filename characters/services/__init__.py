@@ -42,7 +42,6 @@ from .conditions import (
     character_condition_heal,
     character_conditions_wane,
     character_wherewithal,
-    condition_apply_locked,
 )
 from .creation import (
     DETAIL_FIELDS,
@@ -84,7 +83,6 @@ __all__ = [
     "character_condition_clear",
     "character_condition_heal",
     "character_wherewithal",
-    "condition_apply_locked",
     "character_conditions_wane",
     "character_create",
     "character_creation_finish",

@@ -63,7 +63,6 @@ def _active_condition(character: Character, condition: Condition) -> Condition:
     return found
 
 
-@transaction.atomic
 def character_condition_apply(
     *,
     character: Character,
@@ -72,42 +71,30 @@ def character_condition_apply(
     abilities: Sequence[Ability],
     cause: str = "",
     contest_id: int | None = None,
+    held: bool = False,
 ) -> Condition:
     """Record a state of adversity or fortune against the abilities it affects (§2.11,
-    R10). States stack; recording a defeat's state ends freshness on those abilities."""
+    R10). States stack; recording a defeat's state ends freshness on those abilities.
+
+    With `held`, the caller holds the character's row already (`locked_character`) in
+    its own transaction (a contest's consequences) and read `abilities`, the character's
+    own rows, after taking the lock: neither is read again, and there is no savepoint of
+    its own, so a refusal here must roll the caller back (as a contest's action does
+    with any refusal)."""
     try:
         state = parse_state(state)
     except RulesError as exc:
         raise invalid(exc) from exc
-    lock(character)
     wanted = {a.pk for a in abilities}
-    rows = list(character.abilities.filter(pk__in=wanted))
-    return _record_condition(character, actor, state, rows, len(wanted), cause, contest_id)
-
-
-def condition_apply_locked(
-    *,
-    character: Character,
-    actor: User,
-    state: State | str,
-    abilities: Sequence[Ability],
-    cause: str = "",
-    contest_id: int | None = None,
-) -> Condition:
-    """`character_condition_apply` for a caller that holds the character's row already
-    (`locked_character`) in its own transaction (a contest's consequences) and read
-    `abilities`, the character's own rows, after taking the lock: neither is read
-    again, and no savepoint of its own, so a refusal here must roll the caller back
-    (as a contest's action does with any refusal)."""
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("a state is recorded on a locked row, inside a transaction")
-    try:
-        state = parse_state(state)
-    except RulesError as exc:
-        raise invalid(exc) from exc
-    rows = [a for a in abilities if a.character_id == character.pk]
-    wanted = len({a.pk for a in abilities})
-    return _record_condition(character, actor, state, rows, wanted, cause, contest_id)
+    if held:
+        if not transaction.get_connection().in_atomic_block:
+            raise RuntimeError("a state is recorded on a locked row, inside a transaction")
+        rows = [a for a in abilities if a.character_id == character.pk]
+        return _record_condition(character, actor, state, rows, len(wanted), cause, contest_id)
+    with transaction.atomic():
+        lock(character)
+        rows = list(character.abilities.filter(pk__in=wanted))
+        return _record_condition(character, actor, state, rows, len(wanted), cause, contest_id)
 
 
 def _record_condition(

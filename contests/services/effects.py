@@ -70,13 +70,14 @@ def _apply_side_effects(
             # (the service reads neither again).
             character = character_services.locked_character(item["character_id"])
             abilities = list(character.abilities.filter(name=item["ability"]))
-            condition = character_services.condition_apply_locked(
+            condition = character_services.character_condition_apply(
                 character=character,
                 actor=user,
                 state=item["state"],
                 abilities=abilities,
                 cause=f"contest #{contest.number}: {contest.prize or contest.obstacle}"[:200],
                 contest_id=contest.pk,
+                held=True,
             )
             created.append(condition.pk)
         effects["conditions"] = created
