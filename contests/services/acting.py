@@ -3,10 +3,11 @@ checks who may act, plays the flow, appends one event and broadcasts after commi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Field
 from django.utils import timezone
 
 from questworlds_site.accounts.models import User
@@ -92,7 +93,7 @@ def _act(
     actor = actor_for(contest.campaign, user, member_rows(rows))
     if actor.role == "spectator":
         raise ContestError("spectators watch; they cannot act in a contest")
-    # A key used already is found where the event is written (`_insert_once`), in the
+    # A key used already is found where the event is written (`_write_step`), in the
     # common case without a query of its own. A double click's second request waits for
     # the lock, then finds the table a step on: its key is looked for then (in a
     # statement of its own, which sees what the first request committed).
@@ -163,41 +164,78 @@ def _append(
         idempotency_key=key,
         created_at=timezone.now(),
     )
+    contest.state = flow.state
+    _record_outcome(contest, flow)
     try:
-        inserted = _insert_once(event)
+        written = _write_step(contest, event, _participant_changes(before, flow.participant_rows()))
     except IntegrityError:
         raise ContestError(
             "that action was just done by someone else; nothing was changed"
         ) from None
-    if not inserted:
+    if not written:
         raise _AlreadyDone
-    contest.state = flow.state
-    _sync_participants(contest, before, flow.participant_rows())
-    _record_outcome(contest, flow)
-    contest.save(
-        update_fields=[
-            "kind",
-            "seq",
-            "state",
-            "status",
-            "winner",
-            "degree",
-            "outcome_level",
-            "narration",
-            "finished_at",
-        ]
-    )
     _emit(contest, event, flow)
     return event
 
 
 _EVENT_COLUMNS = ("contest", "seq", "actor", "type", "payload", "idempotency_key", "created_at")
+# What a step changes of the contest's row (`_record_outcome` and the state).
+_CONTEST_COLUMNS = (
+    "kind",
+    "seq",
+    "state",
+    "status",
+    "winner",
+    "degree",
+    "outcome_level",
+    "narration",
+    "finished_at",
+)
 
 
-def _insert_once(event: ContestEvent) -> bool:
-    """Write the event unless its contest has an event of its key already (the key's
-    unique constraint, `ON CONFLICT ... DO NOTHING`): one statement where a look-up and
-    an insert were two. False: the key was used, nothing was written."""
+def _write_step(contest: Contest, event: ContestEvent, changes: list[dict[str, Any]]) -> bool:
+    """Write a step: its event (unless its contest has an event of its key already: the
+    key's unique constraint, `ON CONFLICT ... DO NOTHING`), the contest's row as the
+    step left it, and the participant records whose ability changed (`changes`).
+
+    On PostgreSQL this is one statement (the updates are data-modifying `WITH` clauses
+    that run only if the event was written); elsewhere (SQLite, `make run`) one
+    statement each. False: the key was used, nothing was written."""
+    quote = connection.ops.quote_name
+    insert, insert_params = _insert_sql(event)
+    updates = [_update_sql(contest, _CONTEST_COLUMNS, {"id": contest.pk})]
+    for change in changes:
+        participant = ContestParticipant(ability=change["ability"] or "", rating=change["rating"])
+        match = {"contest_id": contest.pk, "side": change["side"], "name": change["name"]}
+        updates.append(_update_sql(participant, ("ability", "rating"), match))
+    if connection.vendor == "postgresql":
+        clauses = [f"{quote('written')} AS ({insert})"]
+        params = list(insert_params)
+        for n, (sql, values) in enumerate(updates):
+            guarded = f"{sql} AND EXISTS (SELECT 1 FROM {quote('written')})"
+            clauses.append(f"{quote(f'changed_{n}')} AS ({guarded})")
+            params += values
+        sql = f"WITH {', '.join(clauses)} SELECT * FROM {quote('written')}"
+        row = _fetch_one(sql, params)
+    else:
+        row = _fetch_one(insert, insert_params)
+        if row is not None:
+            for sql, values in updates:
+                _fetch_one(sql, values, rows=False)
+    if row is None:
+        return False
+    event.pk = row[0]
+    event._state.adding = False
+    return True
+
+
+def _fetch_one(sql: str, params: list[Any], *, rows: bool = True) -> tuple[Any, ...] | None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone() if rows else None
+
+
+def _insert_sql(event: ContestEvent) -> tuple[str, list[Any]]:
     meta = ContestEvent._meta
     fields = [field for field in meta.concrete_fields if field.name in _EVENT_COLUMNS]
     assert meta.pk is not None and meta.pk.column is not None, "an event has an id column"
@@ -209,28 +247,37 @@ def _insert_once(event: ContestEvent) -> bool:
         f" ON CONFLICT ({quote('contest_id')}, {quote('idempotency_key')}) DO NOTHING"
         f" RETURNING {quote(meta.pk.column)}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, values)
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    event.pk = row[0]
-    event._state.adding = False
-    return True
+    return sql, values
 
 
-def _sync_participants(
-    contest: Contest, before: list[dict[str, Any]], after: list[dict[str, Any]]
-) -> None:
+def _update_sql(
+    instance: Contest | ContestParticipant, columns: tuple[str, ...], match: dict[str, Any]
+) -> tuple[str, list[Any]]:
+    """`UPDATE` of `columns` from `instance`'s values, on the rows that `match`."""
+    meta = type(instance)._meta
+    quote = connection.ops.quote_name
+    fields = [meta.get_field(name) for name in columns]
+    assert all(isinstance(f, Field) for f in fields), "the columns are concrete fields"
+    concrete = cast("list[Field[Any, Any]]", fields)
+    sets = ", ".join(f"{quote(f.column or f.attname)} = %s" for f in concrete)
+    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in concrete]
+    where = " AND ".join(f"{quote(column)} = %s" for column in match)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {where}", [*values, *match.values()]
+
+
+def _participant_changes(
+    before: list[dict[str, Any]], after: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The participant records (what the archive lists: who used which ability at what
-    rating) follow the abilities chosen at the table after the framing, and an undo."""
+    rating) follow the abilities chosen at the table after the framing, and an undo:
+    the rows of `after` whose ability or rating is not what it was `before`."""
     earlier = {(row["side"], row["name"]): row for row in before}
+    changed = []
     for row in after:
         old = earlier.get((row["side"], row["name"]))
         if old is not None and (old["ability"], old["rating"]) != (row["ability"], row["rating"]):
-            ContestParticipant.objects.filter(
-                contest=contest, side=row["side"], name=row["name"]
-            ).update(ability=row["ability"] or "", rating=row["rating"])
+            changed.append(row)
+    return changed
 
 
 def _record_outcome(contest: Contest, flow: BaseFlow) -> None:
