@@ -27,6 +27,7 @@ from .common import (
     _message,
     actor_for,
     member_rows,
+    with_actor_rows,
     with_member_rows,
 )
 from .effects import _apply_side_effects, _reverse_side_effects
@@ -302,7 +303,10 @@ def _undo(contest: Contest, user: User, actor: Actor, key: str) -> ActionResult:
     """The GM undoes the latest action: recorded as its own event, state rebuilt."""
     if not actor.is_gm:
         raise ContestError("only the GM can undo")
-    events = list(contest.events.select_related("actor").order_by("seq"))
+    # The events, each with its actor's membership and characters here now (in the
+    # same statement: one row an event and character, `with_actor_rows`).
+    rows = list(with_actor_rows(contest.events.select_related("actor"), contest.campaign_id))
+    events = list({row.pk: row for row in rows}.values())
     undone = {e.payload.get("undoes") for e in events if e.type == UNDOABLE}
     live = [e for e in events[1:] if e.type != UNDOABLE and e.seq not in undone]
     if not live:
@@ -310,11 +314,16 @@ def _undo(contest: Contest, user: User, actor: Actor, key: str) -> ActionResult:
     target = live[-1]
     _reverse_side_effects(target, user)
     # Each past actor as they are now, read once however many events they did.
+    read: dict[int, list[tuple[str, int | None]]] = {}
+    for row in rows:
+        if row.actor_id is not None:
+            read.setdefault(row.actor_id, []).extend(member_rows([row]))
     actors: dict[int, Actor] = {user.pk: actor}
     replayed = []
     for event in live[:-1]:
         if event.actor is not None and event.actor.pk not in actors:
-            actors[event.actor.pk] = actor_for(contest.campaign, event.actor)
+            mine = list(dict.fromkeys(read.get(event.actor.pk, [])))
+            actors[event.actor.pk] = actor_for(contest.campaign, event.actor, mine)
         replayed.append(
             (
                 event.type,

@@ -90,8 +90,26 @@ def with_member_rows(contests: QuerySet[Contest], user: User) -> QuerySet[Contes
     )
 
 
-def member_rows(rows: list[Contest]) -> list[tuple[str, int | None]]:
-    """`actor_for`'s `read` from the rows of one contest read `with_member_rows`."""
+def with_actor_rows(events: QuerySet[ContestEvent], campaign_id: int) -> QuerySet[ContestEvent]:
+    """The events in order with, in the same statement, each actor's role in the
+    campaign now (`member_role`) and each character they play there (`played_id`): one
+    row an event and character, as `with_member_rows` reads a contest's. What an undo's
+    replay reads of who did each step, for `member_rows`."""
+    return events.annotate(
+        member=FilteredRelation(
+            "actor__memberships", condition=Q(actor__memberships__campaign_id=campaign_id)
+        ),
+        mine=FilteredRelation(
+            "actor__characters", condition=Q(actor__characters__campaign_id=campaign_id)
+        ),
+        member_role=F("member__role"),
+        played_id=F("mine__id"),
+    ).order_by("seq", "played_id")
+
+
+def member_rows(rows: list[Contest] | list[ContestEvent]) -> list[tuple[str, int | None]]:
+    """`actor_for`'s `read` from the rows of one contest read `with_member_rows` (or of
+    one actor's events read `with_actor_rows`)."""
     read = [(getattr(r, "member_role", None), getattr(r, "played_id", None)) for r in rows]
     return [(role, played) for role, played in read if role]
 

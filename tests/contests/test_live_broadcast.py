@@ -227,7 +227,7 @@ def test_the_panel_names_who_plays_in_the_contest(
 # and any community penalty; a hero point reads and holds the character once and
 # writes its hero points and its ledger step and entry; the consequences read and hold
 # the character, read the abilities and their states and write the condition and its
-# abilities; an undo reads the events and each past actor's membership once.
+# abilities; an undo reads the events with each past actor's membership, in one query.
 STEP_QUERIES = (
     ("alice", "choose_ability", 8),
     ("gm", "modifier", 5),
@@ -238,7 +238,7 @@ STEP_QUERIES = (
     ("gm", "resolve", 5),
     ("gm", "apply_consequences", 10),
     ("gm", "narrate", 5),
-    ("gm", "undo", 7),
+    ("gm", "undo", 6),
 )
 
 
