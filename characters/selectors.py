@@ -3,6 +3,7 @@ queries whatever the number of abilities, conditions or ledger steps."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Prefetch, Q, QuerySet
@@ -73,12 +74,15 @@ def ability_rating(ability: Ability) -> int:
     return ability.rating
 
 
-def ability_states(ability: Ability) -> list[str]:
+def ability_states(ability: Ability, active: Iterable[Condition] | None = None) -> list[str]:
     """The states of adversity and fortune now recorded against this ability. A doomed
     character roused to a final action (§2.11.1.5) acts despite dying: with a bump down
-    (the state and FINAL_ACTION), or none when the GM waived it (the state left out)."""
+    (the state and FINAL_ACTION), or none when the GM waived it (the state left out).
+    `active`: its active conditions in order, when the caller read them already."""
     states = []
-    for condition in ability.conditions.filter(ended_at__isnull=True):
+    if active is None:
+        active = ability.conditions.filter(ended_at__isnull=True)
+    for condition in active:
         if condition.grants_final_action:
             if condition.final_action == Condition.FinalAction.BUMP:
                 states += [condition.state, FINAL_ACTION]

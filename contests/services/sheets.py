@@ -6,13 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import F, Q
+from django.db.models import F, JSONField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import JSONObject
 
 from characters import services as character_services
-from characters.models import Ability, Character
+from characters.models import Ability, Character, Condition
 from characters.selectors import ability_rating, ability_states
 from community.models import ResourceDraw
 from questworlds_site.accounts.models import User
+from questworlds_site.sql import JSONList
 
 from ..core.actions import DECLARED_BY_NAME, Pick
 from ..core.rules import Rating
@@ -26,38 +28,95 @@ def social_penalties(ability: Ability) -> list[dict[str, Any]]:
     """§8.2: when a draw on a community resource failed its prize, the penalty also
     falls on the social ability the character lobbied the community with, for the
     rest of the interval. With the community's optional rule (`social_penalties_linger`)
-    earlier intervals' penalties still apply, less 3 per interval ended since. One query."""
-
-    current = F("community__interval_number")
-    draws = (
-        ResourceDraw.objects.filter(
-            character_id=ability.character_id,
-            ability_name=ability.name,
-            social_penalty__lt=0,
-        )
-        .filter(
-            Q(interval=current) | Q(community__social_penalties_linger=True, interval__lt=current)
-        )
-        .select_related("resource", "community")
-        .order_by("interval", "created_at", "id")
+    earlier intervals' penalties still apply, less 3 per interval ended since. The
+    ability's `penalty_draws` when read `with_sheet_reads`, else one query."""
+    read: Any = getattr(ability, "penalty_draws", False)  # None: read, and there are none
+    draws: list[dict[str, Any]] = (
+        [dict(d) for d in _penalty_draws(ability.character_id, ability.name).values(**_DRAW_FIELDS)]
+        if read is False
+        else read or []
     )
     lines = []
-    for d in draws:
-        community = d.community
-        now = community.interval_number
-        value = social_penalty_in_force(
-            d.social_penalty, d.interval, now, linger=community.social_penalties_linger
-        )
+    for d in sorted(draws, key=lambda d: (d["when"], str(d["made"]), d["draw"])):
+        now = d["now"]
+        value = social_penalty_in_force(d["penalty"], d["when"], now, linger=d["linger"])
         if not value:
             continue  # shed entirely
-        label = f"social penalty: drawing on {d.resource.name}"
-        if d.interval < now:
-            label += (
-                f" ({value:+d} left of {d.social_penalty:+d},"
-                f" since {community.interval_name} {d.interval})"
-            )
+        label = f"social penalty: drawing on {d['resource_name']}"
+        if d["when"] < now:
+            since = f"since {d['interval_name']} {d['when']}"
+            label += f" ({value:+d} left of {d['penalty']:+d}, {since})"
         lines.append({"label": label, "value": value})
     return lines
+
+
+# What a penalty line reads of a draw, its resource and its community.
+_DRAW_FIELDS: dict[str, Any] = {
+    "draw": F("id"),
+    "made": F("created_at"),
+    "when": F("interval"),
+    "penalty": F("social_penalty"),
+    "now": F("community__interval_number"),
+    "linger": F("community__social_penalties_linger"),
+    "interval_name": F("community__interval_name"),
+    "resource_name": F("resource__name"),
+}
+
+
+def _penalty_draws(character: Any, ability_name: Any) -> QuerySet[ResourceDraw]:
+    """The draws whose penalty may fall on the character's ability now (§8.2): this
+    interval's, and with lingering penalties the earlier ones."""
+    current = F("community__interval_number")
+    return ResourceDraw.objects.filter(
+        character_id=character, ability_name=ability_name, social_penalty__lt=0
+    ).filter(Q(interval=current) | Q(community__social_penalties_linger=True, interval__lt=current))
+
+
+def with_sheet_reads(abilities: QuerySet[Ability]) -> QuerySet[Ability]:
+    """The abilities with what a pick reads of each, in their own statement: its active
+    conditions (`active_conditions`, for `ability_states`) and the draws whose
+    social penalty may fall on it (`penalty_draws`, for `social_penalties`)."""
+    active = (
+        Condition.objects.filter(abilities=OuterRef("pk"), ended_at__isnull=True)
+        .order_by()
+        .annotate(
+            rows=JSONList(
+                JSONObject(
+                    id="id",
+                    created_at="created_at",
+                    state="state",
+                    doomed="doomed",
+                    final_action="final_action",
+                )
+            )
+        )
+        .values("rows")
+    )
+    draws = (
+        _penalty_draws(OuterRef("character_id"), OuterRef("name"))
+        .order_by()
+        .annotate(rows=JSONList(JSONObject(**_DRAW_FIELDS)))
+        .values("rows")
+    )
+    return abilities.annotate(
+        active_conditions=Subquery(active, output_field=JSONField()),
+        penalty_draws=Subquery(draws, output_field=JSONField()),
+    )
+
+
+def _active_conditions(ability: Ability) -> list[Condition] | None:
+    """The ability's active conditions in order, as read `with_sheet_reads` (else None)."""
+    read: Any = getattr(ability, "active_conditions", False)  # None: read, there are none
+    if read is False:
+        return None
+    found: list[dict[str, Any]] = read or []
+    rows = sorted(found, key=lambda r: (str(r["created_at"]), r["id"]))
+    return [
+        Condition(
+            id=r["id"], state=r["state"], doomed=bool(r["doomed"]), final_action=r["final_action"]
+        )
+        for r in rows
+    ]
 
 
 def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User) -> dict[str, Any]:
@@ -87,7 +146,9 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User)
             return data
         ability = _sheet_ability(contest, character_id, data, user, as_you_go=pick is Pick.ABILITY)
         data.update(
-            ability=ability.name, rating=ability_rating(ability), states=ability_states(ability)
+            ability=ability.name,
+            rating=ability_rating(ability),
+            states=ability_states(ability, _active_conditions(ability)),
         )
         if not group and pick is Pick.ABILITY:
             data["sheet_penalties"] = social_penalties(ability)
@@ -157,7 +218,9 @@ def _sheet_ability(
         chosen = (
             None
             if ability_id is None
-            else Ability.objects.select_related("character", "follower")
+            else with_sheet_reads(
+                Ability.objects.select_related("character", "follower", "keyword")
+            )
             .filter(pk=ability_id, character_id=character_id)
             .first()
         )

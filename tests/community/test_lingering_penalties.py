@@ -9,11 +9,12 @@ import pytest
 from django.urls import reverse
 
 from campaigns.transfer import campaign_export, campaign_import
-from characters.models import Character
+from characters.models import Ability, Character
 from community import services
 from community.models import Community
 from contests.models import Contest
 from contests.services import social_penalties
+from contests.services.sheets import with_sheet_reads
 
 from .conftest import start_draw
 
@@ -49,7 +50,13 @@ def linger(community, gm, on: bool = True) -> None:
 
 
 def values(ability) -> list[int]:
-    return [line["value"] for line in social_penalties(ability)]
+    """The penalties on the ability, as the community page reads them and as a pick at
+    the table reads them with the ability (`with_sheet_reads`, one statement): the
+    same lines."""
+    lines = social_penalties(ability)
+    picked = with_sheet_reads(Ability.objects.filter(pk=ability.pk)).get()
+    assert social_penalties(picked) == lines
+    return [line["value"] for line in lines]
 
 
 def page(client, user, community) -> str:
@@ -116,7 +123,12 @@ def test_the_penalties_take_one_query(
     end_interval(community, gm)
     fail_a_draw(community, gm, tamsin, ashfen_born)
     with django_assert_num_queries(1):
-        assert values(ashfen_born) == [-6, -9]
+        lines = social_penalties(ashfen_born)
+    assert [line["value"] for line in lines] == [-6, -9]
+    # A pick at the table reads them with the ability, in the ability's own statement.
+    with django_assert_num_queries(1):
+        picked = with_sheet_reads(Ability.objects.filter(pk=ashfen_born.pk)).get()
+        assert social_penalties(picked) == lines
 
 
 def test_choosing_the_lobbying_ability_at_the_table_shows_what_is_left(

@@ -24,13 +24,13 @@ HTMX = {"HX-Request": "true"}
 # player's membership with their characters, in the same statement), the step written
 # (the event unless its key was used already, the contest's row and the archive's
 # participant record a choice of ability changes: one statement), the sheets the panel
-# reads. A choice of ability also reads the sheet's ability, its states and any
-# community penalty on it; confirming
+# reads. A choice of ability also reads the sheet's ability with its states and any
+# community penalty on it (one statement); confirming
 # the consequences locks each character, reads the abilities the state falls on and
 # the states they hold, and writes the condition with its abilities. (Each count
 # includes the test's own read of the contest's seq for the form.)
 ACTION_QUERIES = {
-    "choose_ability": 11,
+    "choose_ability": 9,
     "set_tactic": 8,
     "roll": 8,
     "resolve": 8,

@@ -223,13 +223,14 @@ def test_the_panel_names_who_plays_in_the_contest(
 # savepoint pair included): the GM's plain steps are the locked contest, the step's
 # one write (its event, the contest's row and any participant record it changed, in one
 # statement on PostgreSQL) and the panel's one read of the sheets. A player's membership
-# comes in the statement that locks the contest. A pick reads the ability, its states
-# and any community penalty; a hero point reads and holds the character once and
-# writes its hero points and its ledger step and entry; the consequences read and hold
-# the character, read the abilities and their states and write the condition and its
-# abilities; an undo reads the events with each past actor's membership, in one query.
+# comes in the statement that locks the contest. A pick reads the ability with its
+# states and any community penalty, in one statement; a hero point reads and holds the
+# character once and writes its hero points and its ledger step and entry; the
+# consequences read and hold the character, read the abilities and their states and
+# write the condition and its abilities; an undo reads the events with each past
+# actor's membership, in one query.
 STEP_QUERIES = (
-    ("alice", "choose_ability", 8),
+    ("alice", "choose_ability", 6),
     ("gm", "modifier", 5),
     ("gm", "set_tactic", 5),
     ("alice", "set_tactic", 5),
