@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, JSONField, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import JSONObject
 
 from campaigns.models import Campaign
 from contests.core.rules import Rating
@@ -15,6 +17,7 @@ from contests.core.rules.creation import points_spent
 from contests.core.rules.modifiers import FINAL_ACTION, flaw_penalty, target_number
 from contests.core.rules.outcomes import can_act
 from contests.core.rules.states import State
+from questworlds_site.sql import JSONList
 
 from .models import (
     UNDOABLE_REASONS,
@@ -72,6 +75,49 @@ def ability_rating(ability: Ability) -> int:
     if ability.kind == AbilityKind.BREAKOUT and ability.keyword is not None:
         return ability.keyword.rating + ability.rating
     return ability.rating
+
+
+def with_active_conditions(abilities: QuerySet[Ability]) -> QuerySet[Ability]:
+    """The abilities with their active conditions, in their own statement (a JSON list
+    each, `active_conditions_of`), where a second query would read them."""
+    active = (
+        Condition.objects.filter(abilities=OuterRef("pk"), ended_at__isnull=True)
+        .order_by()
+        .annotate(
+            rows=JSONList(
+                JSONObject(
+                    id="id",
+                    created_at="created_at",
+                    state="state",
+                    doomed="doomed",
+                    final_action="final_action",
+                )
+            )
+        )
+        .values("rows")
+    )
+    return abilities.annotate(active_conditions=Subquery(active, output_field=JSONField()))
+
+
+def active_conditions_of(ability: Ability) -> list[Condition] | None:
+    """The ability's active conditions in their order (created, then id), as read
+    `with_active_conditions`: rows enough to name, compare and end them. None if the
+    ability was not read so."""
+    read: Any = getattr(ability, "active_conditions", False)  # None: read, there are none
+    if read is False:
+        return None
+    found: list[dict[str, Any]] = read or []
+    rows = sorted(found, key=lambda r: (str(r["created_at"]), r["id"]))
+    return [
+        Condition(
+            id=r["id"],
+            character_id=ability.character_id,
+            state=r["state"],
+            doomed=bool(r["doomed"]),
+            final_action=r["final_action"],
+        )
+        for r in rows
+    ]
 
 
 def ability_states(ability: Ability, active: Iterable[Condition] | None = None) -> list[str]:

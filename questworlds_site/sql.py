@@ -3,9 +3,11 @@ SQLite for `make run`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
-from django.db.models import Func, JSONField
+from django.db import connection
+from django.db.models import Field, Func, JSONField, Model
 
 
 class JSONList(Func):
@@ -20,3 +22,106 @@ class JSONList(Func):
 
     def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
         return super().as_sql(compiler, connection, function="JSON_GROUP_ARRAY", **extra)
+
+
+def _columns(model: type[Model], skip: tuple[str, ...] = ()) -> list[Field[Any, Any]]:
+    """The model's concrete columns but its primary key and `skip` (attribute names)."""
+    return [
+        f
+        for f in model._meta.concrete_fields
+        if not f.primary_key and f.attname not in skip and f.column is not None
+    ]
+
+
+def update_sql(
+    instance: Model, columns: Sequence[str], match: dict[str, Any]
+) -> tuple[str, list[Any]]:
+    """An `UPDATE` of `columns` (field names) to `instance`'s values, on the rows that
+    `match` (column names and values), with its parameters: for a statement of its own,
+    or a clause of `insert_family`'s or a contest step's one statement."""
+    meta = type(instance)._meta
+    quote = connection.ops.quote_name
+    fields = [meta.get_field(name) for name in columns]
+    assert all(isinstance(f, Field) for f in fields), "the columns are concrete fields"
+    concrete = cast("list[Field[Any, Any]]", fields)
+    sets = ", ".join(f"{quote(f.column or f.attname)} = %s" for f in concrete)
+    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in concrete]
+    where = " AND ".join(f"{quote(column)} = %s" for column in match)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {where}", [*values, *match.values()]
+
+
+def _prepared(field: Field[Any, Any], row: Model) -> Any:
+    """The value `save()` would write to `field`'s column for a new `row`."""
+    return field.get_db_prep_save(field.pre_save(row, add=True), connection)
+
+
+def insert_family(
+    parent: Model,
+    children: Sequence[tuple[str, Sequence[Model]]] = (),
+    also: Sequence[tuple[str, list[Any]]] = (),
+) -> None:
+    """Insert `parent` and its `children` (each: the name of their foreign key to it,
+    and the rows, unsaved, that key left unset), and run the `also` statements (an
+    UPDATE each, with its parameters) with them: on PostgreSQL in one statement, the
+    children and the updates as data-modifying `WITH` clauses that name the parent's
+    new id; elsewhere (SQLite, for `make run`) one statement each. The parent's primary
+    key (and each child's key to it) is set as `save()` would set them."""
+    quote = connection.ops.quote_name
+    meta = parent._meta
+    assert meta.pk is not None and meta.pk.column is not None, "a row has an id column"
+    fields = _columns(type(parent))
+    first = [_prepared(f, parent) for f in fields]
+    insert = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)})"
+        f" VALUES ({', '.join(['%s'] * len(first))}) RETURNING {quote(meta.pk.column)}"
+    )
+    made = quote("made")
+    clauses, params = [f"{made} AS ({insert})"], list(first)
+    # Elsewhere: each child table's INSERT, with its rows' values (the parent's id first).
+    separate: list[tuple[str, list[list[Any]]]] = []
+    for n, (key, rows) in enumerate(children):
+        if not rows:
+            continue
+        model = type(rows[0])
+        fk = model._meta.get_field(key)
+        assert isinstance(fk, Field) and fk.column is not None, "a child's key is a column"
+        own = _columns(model, skip=(fk.attname,))
+        names = ", ".join(quote(str(f.column)) for f in [fk, *own])
+        table = quote(model._meta.db_table)
+        values = [
+            [f.get_db_prep_save(f.pre_save(r, add=True), connection) for f in own] for r in rows
+        ]
+        if connection.vendor == "postgresql":
+            typed = ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in own)
+            aliases = ", ".join(f"c{i}" for i in range(len(own)))
+            clauses.append(
+                f"{quote(f'child_{n}')} AS (INSERT INTO {table} ({names})"
+                f" SELECT {made}.{quote(meta.pk.column)}, {aliases} FROM {made},"
+                f" (VALUES {', '.join(f'({typed})' for _ in rows)}) AS v({aliases}))"
+            )
+            params += [value for row in values for value in row]
+        else:
+            slots = f"({', '.join(['%s'] * (len(own) + 1))})"
+            sql = f"INSERT INTO {table} ({names}) VALUES {', '.join([slots] * len(rows))}"
+            separate.append((sql, values))
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            for n, (sql, values) in enumerate(also):
+                clauses.append(f"{quote(f'also_{n}')} AS ({sql})")
+                params += values
+            cursor.execute(f"WITH {', '.join(clauses)} SELECT * FROM {made}", params)
+            row = cursor.fetchone()
+        else:
+            cursor.execute(insert, first)
+            row = cursor.fetchone()
+            assert row is not None, "an INSERT ... RETURNING returns its row"
+            for sql, values in separate:
+                cursor.execute(sql, [v for rest in values for v in (row[0], *rest)])
+            for sql, values in also:
+                cursor.execute(sql, values)
+    assert row is not None, "an INSERT ... RETURNING returns its row"
+    parent.pk = row[0]
+    parent._state.adding = False
+    for key, rows in children:
+        for child in rows:
+            setattr(child, f"{key}_id", parent.pk)

@@ -17,6 +17,7 @@ from contests.core.rules.advancement import AdvanceChoice
 from contests.core.rules.advancement import Character as RulesCharacter
 from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
+from questworlds_site.sql import update_sql
 
 from ..models import (
     SIDEKICK_REASONS,
@@ -205,8 +206,8 @@ def hero_point_spend_locked(
     state_before = {"character": counters_of(character)}
     character.hero_points = after.hero_points
     clean_character(character)  # locked by the caller
-    character.save(update_fields=["hero_points"])
     entries = engine_entries(before, after, changes, {}, reason)
+    # The hero points written with the ledger's step and entry, in one statement.
     return ledger_step(
         character,
         actor,
@@ -214,6 +215,7 @@ def hero_point_spend_locked(
         reason,
         entries=entries,
         state_before=state_before,
+        also=[update_sql(character, ["hero_points"], {"id": character.pk})],
     )
 
 

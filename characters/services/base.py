@@ -15,6 +15,7 @@ from contests.core.rules.advancement import Change
 from contests.core.rules.advancement import Character as RulesCharacter
 from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
+from questworlds_site.sql import insert_family
 
 from ..models import (
     Ability,
@@ -160,8 +161,12 @@ def ledger_step(
     *,
     entries: Sequence[LedgerEntry] = (),
     state_before: dict[str, Any] | None = None,
+    also: Sequence[tuple[str, list[Any]]] = (),
 ) -> LedgerStep:
-    step = LedgerStep.objects.create(
+    """Record a step of the character's ledger with its entries, and run `also` (the
+    step's own change to the sheet, as `update_sql` writes it) with it: one statement
+    on PostgreSQL (`insert_family`)."""
+    step = LedgerStep(
         character=character,
         actor=actor,
         reason=reason,
@@ -169,9 +174,10 @@ def ledger_step(
         state_before=state_before,
     )
     for entry in entries:
-        entry.step = step
         entry.note = entry.note[:300]
-    LedgerEntry.objects.bulk_create(entries)
+    insert_family(step, [("step", entries)], also=also)
+    for entry in entries:
+        entry.step = step
     return step
 
 

@@ -22,6 +22,7 @@ from contests.core.rules.outcomes import (
 from contests.core.rules.simple import DEGREES, describe_level
 from contests.core.rules.states import BENEFIT_OF_VICTORY, CONSEQUENCE_OF_DEFEAT, State, parse_state
 from questworlds_site.accounts.models import User
+from questworlds_site.sql import insert_family
 
 from ..models import (
     Ability,
@@ -29,6 +30,7 @@ from ..models import (
     Character,
     Condition,
 )
+from ..selectors import active_conditions_of
 from .base import clean, invalid, lock
 
 # A state of the consequence and benefit tables is recorded as a defeat or a victory of
@@ -113,12 +115,16 @@ def _record_condition(
         raise ValidationError(
             "Choose the abilities the state affects (§2.11): abilities of this character."
         )
-    active = list(
-        character.conditions.filter(ended_at__isnull=True, abilities__in=rows)
-        .distinct()
-        .prefetch_related("abilities")
-    )
-    held = {row.pk: [c for c in active if row in c.abilities.all()] for row in rows}
+    read = [active_conditions_of(row) for row in rows]  # read with the rows, if they were
+    if all(conditions is not None for conditions in read):
+        held = {row.pk: conditions or [] for row, conditions in zip(rows, read, strict=True)}
+    else:
+        active = list(
+            character.conditions.filter(ended_at__isnull=True, abilities__in=rows)
+            .distinct()
+            .prefetch_related("abilities")
+        )
+        held = {row.pk: [c for c in active if row in c.abilities.all()] for row in rows}
     current = {str(row.pk): tuple(State(c.state) for c in held[row.pk]) for row in rows}
     after = update_abilities(current, list(current), _record_state, state)
     for row in rows:
@@ -141,8 +147,9 @@ def _record_condition(
     # The character is the row locked above and the actor the one acting: their
     # foreign keys need no query to prove they exist.
     clean(condition, exclude=("character", "applied_by"))
-    condition.save()
-    condition.abilities.add(*rows)  # a new condition: nothing to compare against
+    # The condition and the abilities it falls on, in one statement on PostgreSQL.
+    linked = [Condition.abilities.through(ability_id=row.pk) for row in rows]
+    insert_family(condition, [("condition", linked)])
     return condition
 
 

@@ -3,14 +3,14 @@ checks who may act, plays the flow, appends one event and broadcasts after commi
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Field
 from django.utils import timezone
 
 from questworlds_site.accounts.models import User
+from questworlds_site.sql import update_sql
 
 from ..core.actions import DECLARED_BY_NAME, Data, Pick
 from ..core.rules import IllegalAction, Roller, RulesError, d20
@@ -204,11 +204,11 @@ def _write_step(contest: Contest, event: ContestEvent, changes: list[dict[str, A
     statement each. False: the key was used, nothing was written."""
     quote = connection.ops.quote_name
     insert, insert_params = _insert_sql(event)
-    updates = [_update_sql(contest, _CONTEST_COLUMNS, {"id": contest.pk})]
+    updates = [update_sql(contest, _CONTEST_COLUMNS, {"id": contest.pk})]
     for change in changes:
         participant = ContestParticipant(ability=change["ability"] or "", rating=change["rating"])
         match = {"contest_id": contest.pk, "side": change["side"], "name": change["name"]}
-        updates.append(_update_sql(participant, ("ability", "rating"), match))
+        updates.append(update_sql(participant, ("ability", "rating"), match))
     if connection.vendor == "postgresql":
         clauses = [f"{quote('written')} AS ({insert})"]
         params = list(insert_params)
@@ -249,21 +249,6 @@ def _insert_sql(event: ContestEvent) -> tuple[str, list[Any]]:
         f" RETURNING {quote(meta.pk.column)}"
     )
     return sql, values
-
-
-def _update_sql(
-    instance: Contest | ContestParticipant, columns: tuple[str, ...], match: dict[str, Any]
-) -> tuple[str, list[Any]]:
-    """`UPDATE` of `columns` from `instance`'s values, on the rows that `match`."""
-    meta = type(instance)._meta
-    quote = connection.ops.quote_name
-    fields = [meta.get_field(name) for name in columns]
-    assert all(isinstance(f, Field) for f in fields), "the columns are concrete fields"
-    concrete = cast("list[Field[Any, Any]]", fields)
-    sets = ", ".join(f"{quote(f.column or f.attname)} = %s" for f in concrete)
-    values = [f.get_db_prep_save(getattr(instance, f.attname), connection) for f in concrete]
-    where = " AND ".join(f"{quote(column)} = %s" for column in match)
-    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {where}", [*values, *match.values()]
 
 
 def _participant_changes(

@@ -7,6 +7,7 @@ from typing import Any
 
 from characters import services as character_services
 from characters.models import Character, Condition
+from characters.selectors import with_active_conditions
 from community.services import community_draw_settle
 from questworlds_site.accounts.models import User
 
@@ -66,10 +67,13 @@ def _apply_side_effects(
                 # The resource was the ability: its depletion replaces the PC's
                 # consequences of defeat (§8.2).
                 continue
-            # The character read and held once, its abilities read once under the lock
-            # (the service reads neither again).
+            # The character read and held once; then, under the lock (in a statement
+            # of its own, which sees what committed while it waited), its abilities of
+            # that name with their active conditions (the service reads none again).
             character = character_services.locked_character(item["character_id"])
-            abilities = list(character.abilities.filter(name=item["ability"]))
+            abilities = list(
+                with_active_conditions(character.abilities.filter(name=item["ability"]))
+            )
             condition = character_services.character_condition_apply(
                 character=character,
                 actor=user,

@@ -10,8 +10,13 @@ from django.db.models import F, JSONField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import JSONObject
 
 from characters import services as character_services
-from characters.models import Ability, Character, Condition
-from characters.selectors import ability_rating, ability_states
+from characters.models import Ability, Character
+from characters.selectors import (
+    ability_rating,
+    ability_states,
+    active_conditions_of,
+    with_active_conditions,
+)
 from community.models import ResourceDraw
 from questworlds_site.accounts.models import User
 from questworlds_site.sql import JSONList
@@ -74,49 +79,17 @@ def _penalty_draws(character: Any, ability_name: Any) -> QuerySet[ResourceDraw]:
 
 def with_sheet_reads(abilities: QuerySet[Ability]) -> QuerySet[Ability]:
     """The abilities with what a pick reads of each, in their own statement: its active
-    conditions (`active_conditions`, for `ability_states`) and the draws whose
+    conditions (`with_active_conditions`, for `ability_states`) and the draws whose
     social penalty may fall on it (`penalty_draws`, for `social_penalties`)."""
-    active = (
-        Condition.objects.filter(abilities=OuterRef("pk"), ended_at__isnull=True)
-        .order_by()
-        .annotate(
-            rows=JSONList(
-                JSONObject(
-                    id="id",
-                    created_at="created_at",
-                    state="state",
-                    doomed="doomed",
-                    final_action="final_action",
-                )
-            )
-        )
-        .values("rows")
-    )
     draws = (
         _penalty_draws(OuterRef("character_id"), OuterRef("name"))
         .order_by()
         .annotate(rows=JSONList(JSONObject(**_DRAW_FIELDS)))
         .values("rows")
     )
-    return abilities.annotate(
-        active_conditions=Subquery(active, output_field=JSONField()),
-        penalty_draws=Subquery(draws, output_field=JSONField()),
+    return with_active_conditions(abilities).annotate(
+        penalty_draws=Subquery(draws, output_field=JSONField())
     )
-
-
-def _active_conditions(ability: Ability) -> list[Condition] | None:
-    """The ability's active conditions in order, as read `with_sheet_reads` (else None)."""
-    read: Any = getattr(ability, "active_conditions", False)  # None: read, there are none
-    if read is False:
-        return None
-    found: list[dict[str, Any]] = read or []
-    rows = sorted(found, key=lambda r: (str(r["created_at"]), r["id"]))
-    return [
-        Condition(
-            id=r["id"], state=r["state"], doomed=bool(r["doomed"]), final_action=r["final_action"]
-        )
-        for r in rows
-    ]
 
 
 def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User) -> dict[str, Any]:
@@ -148,7 +121,7 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User)
         data.update(
             ability=ability.name,
             rating=ability_rating(ability),
-            states=ability_states(ability, _active_conditions(ability)),
+            states=ability_states(ability, active_conditions_of(ability)),
         )
         if not group and pick is Pick.ABILITY:
             data["sheet_penalties"] = social_penalties(ability)

@@ -25,16 +25,16 @@ HTMX = {"HX-Request": "true"}
 # (the event unless its key was used already, the contest's row and the archive's
 # participant record a choice of ability changes: one statement), the sheets the panel
 # reads. A choice of ability also reads the sheet's ability with its states and any
-# community penalty on it (one statement); confirming
-# the consequences locks each character, reads the abilities the state falls on and
-# the states they hold, and writes the condition with its abilities. (Each count
-# includes the test's own read of the contest's seq for the form.)
+# community penalty on it (one statement); confirming the consequences locks each
+# character, then reads the abilities the state falls on with the states they hold (one
+# statement) and writes the condition with its abilities (one). (Each count includes
+# the test's own read of the contest's seq for the form.)
 ACTION_QUERIES = {
     "choose_ability": 9,
     "set_tactic": 8,
     "roll": 8,
     "resolve": 8,
-    "apply_consequences": 13,
+    "apply_consequences": 11,
 }
 
 

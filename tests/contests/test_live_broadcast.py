@@ -225,19 +225,19 @@ def test_the_panel_names_who_plays_in_the_contest(
 # statement on PostgreSQL) and the panel's one read of the sheets. A player's membership
 # comes in the statement that locks the contest. A pick reads the ability with its
 # states and any community penalty, in one statement; a hero point reads and holds the
-# character once and writes its hero points and its ledger step and entry; the
-# consequences read and hold the character, read the abilities and their states and
-# write the condition and its abilities; an undo reads the events with each past
-# actor's membership, in one query.
+# character, then writes its hero points with the ledger's step and entry (one
+# statement); the consequences read and hold the character, then read the abilities
+# with their states (one statement) and write the condition with its abilities (one);
+# an undo reads the events with each past actor's membership, in one query.
 STEP_QUERIES = (
     ("alice", "choose_ability", 6),
     ("gm", "modifier", 5),
     ("gm", "set_tactic", 5),
     ("alice", "set_tactic", 5),
     ("gm", "roll", 5),
-    ("alice", "hero_point", 9),
+    ("alice", "hero_point", 7),
     ("gm", "resolve", 5),
-    ("gm", "apply_consequences", 10),
+    ("gm", "apply_consequences", 8),
     ("gm", "narrate", 5),
     ("gm", "undo", 6),
 )
