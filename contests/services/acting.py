@@ -141,7 +141,7 @@ def _reads_sheet(action: str) -> bool:
     """Whether `_from_sheet` completes this action's data: a pick from a sheet, or a
     join (a character's, or the GM's resistance); any other goes on as it was parsed."""
     declared = DECLARED_BY_NAME.get(action)
-    return action == "join" or (declared is not None and declared.pick is not Pick.NONE)
+    return declared is not None and declared.pick is not Pick.NONE
 
 
 def _append(

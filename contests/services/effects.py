@@ -11,6 +11,7 @@ from characters.selectors import with_active_conditions
 from community.services import community_draw_settle
 from questworlds_site.accounts.models import User
 
+from ..core.actions import DECLARED_BY_NAME
 from ..core.rules import IllegalAction
 from ..core.table import BaseFlow
 from ..models import Contest, ContestEvent, ContestParticipant
@@ -49,16 +50,14 @@ def _apply_side_effects(
         character = character_services.locked_character(payload["hero_point"]["character_id"])
         if character.hero_points < 1:
             raise IllegalAction(f"{character.name} has no hero point left")
-        reason = "a boost" if action == "boost" else "a bump"
-        if action == "final_action":
-            reason = "a final action"
+        reason = DECLARED_BY_NAME[action].spends_for
         character_services.hero_point_spend_locked(
             character=character, actor=user, reason=f"{reason} in contest #{contest.number}"
         )
-    if action == "join":
+    if "joined" in payload:
         row = ContestParticipant.objects.create(contest=contest, **payload["joined"])
         effects["participant_row"] = row.pk
-    if action == "apply_consequences":
+    if "applied" in payload:  # the consequences confirmed
         created = []
         for item in payload["applied"]:
             if item["character_id"] is None:
@@ -108,7 +107,7 @@ def _reverse_side_effects(event: ContestEvent, user: User) -> None:
         character_services.character_step_undo(character=character, actor=user)
     if event.payload.get("participant_row"):
         ContestParticipant.objects.filter(pk=event.payload["participant_row"]).delete()
-    if event.type == "apply_consequences":
+    if "conditions" in event.payload:  # the consequences confirmed
         for condition in Condition.objects.filter(pk__in=event.payload.get("conditions", [])):
             character_services.character_condition_clear(
                 character=condition.character,

@@ -130,7 +130,7 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User)
             data["ability_id"] = ability.pk  # the table shows it as chosen
         else:
             data.pop("ability_id", None)
-    elif action == "join":
+    elif pick is Pick.JOINER:
         if data.get("ability_id") and not data.get("character_id"):
             # The table's join form picks an ability; its character joins with it.
             chosen = Ability.objects.filter(

@@ -56,6 +56,9 @@ class Pick(StrEnum):
     HELPER = "helper"
     # The giver's abilities, for an AP gift (§5.3.5).
     GIVER = "giver"
+    # The joining character (from the ability the form picks) or the GM's resistance,
+    # for a join (§4.4.4): read by the service, offered by the join form itself.
+    JOINER = "joiner"
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,8 @@ class Declared:
     # The data as the flows read it and the event stores it, when the server completes
     # it (the sheet's fields, the dice): a subclass of `data`.
     completed: type[Data] | None = None
+    # What the ledger says a hero point the action spends was for (§2.3.5.5, §4.5.3).
+    spends_for: str = "a bump"
 
     @property
     def completed_model(self) -> type[Data]:

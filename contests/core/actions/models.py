@@ -472,7 +472,7 @@ DECLARED: tuple[Declared, ...] = (
         pick=Pick.GIVER,
         completed=CompletedGift,
     ),
-    Declared("boost", Boost, "boosted"),
+    Declared("boost", Boost, "boosted", spends_for="a boost"),
     Declared("engage", Engage, "engaged an opponent", place=Place.GENERAL),
     Declared("play_round", PlayRound, "played a round", completed=CompletedPlayRound),
     Declared("assist", Assist, "assisted", completed=CompletedAssist),
@@ -480,7 +480,14 @@ DECLARED: tuple[Declared, ...] = (
         "remove_follower", RemoveFollower, "removed a follower", completed=CompletedRemoveFollower
     ),
     Declared("shift_points", ShiftPoints, "shifted points"),
-    Declared("join", Join, "joined the contest", place=Place.GENERAL, completed=CompletedJoin),
+    Declared(
+        "join",
+        Join,
+        "joined the contest",
+        place=Place.GENERAL,
+        pick=Pick.JOINER,
+        completed=CompletedJoin,
+    ),
     Declared("switch_ability", SwitchAbility, "switched ability", pick=Pick.SWITCH),
     Declared("declare", Declare, "declared an action", sheets=False),
     Declared("delay", Delay, "delayed", sheets=False),
@@ -493,5 +500,6 @@ DECLARED: tuple[Declared, ...] = (
         "took a final action",
         pick=Pick.FINAL,
         completed=CompletedFinalAction,
+        spends_for="a final action",
     ),
 )
