@@ -4,6 +4,7 @@ SQLite for `make run`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from django.db import connection
@@ -55,17 +56,31 @@ def _prepared(field: Field[Any, Any], row: Model) -> Any:
     return field.get_db_prep_save(field.pre_save(row, add=True), connection)
 
 
+@dataclass
+class Gathered:
+    """Writes gathered to go out in another statement on PostgreSQL (a contest step's,
+    contests/services/acting.py `_write_step`): each a data-modifying `WITH` clause, with
+    its parameters. A row inserted so has no primary key until then: gather only writes
+    whose ids nobody reads before."""
+
+    clauses: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+
 def insert_family(
     parent: Model,
     children: Sequence[tuple[str, Sequence[Model]]] = (),
     also: Sequence[tuple[str, list[Any]]] = (),
+    *,
+    into: Gathered | None = None,
 ) -> None:
     """Insert `parent` and its `children` (each: the name of their foreign key to it,
     and the rows, unsaved, that key left unset), and run the `also` statements (an
     UPDATE each, with its parameters) with them: on PostgreSQL in one statement, the
     children and the updates as data-modifying `WITH` clauses that name the parent's
-    new id; elsewhere (SQLite, for `make run`) one statement each. The parent's primary
-    key (and each child's key to it) is set as `save()` would set them."""
+    new id (or, `into` another statement's, gathered: see `Gathered`); elsewhere
+    (SQLite, for `make run`) one statement each, at once. The parent's primary key (and
+    each child's key to it) is set as `save()` would set them, once written."""
     quote = connection.ops.quote_name
     meta = parent._meta
     assert meta.pk is not None and meta.pk.column is not None, "a row has an id column"
@@ -75,7 +90,10 @@ def insert_family(
         f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(str(f.column)) for f in fields)})"
         f" VALUES ({', '.join(['%s'] * len(first))}) RETURNING {quote(meta.pk.column)}"
     )
-    made = quote("made")
+    postgres = connection.vendor == "postgresql"
+    # Each family's clauses are named apart from those already gathered.
+    prefix = f"f{len(into.clauses)}_" if into is not None else ""
+    made = quote(f"{prefix}made")
     clauses, params = [f"{made} AS ({insert})"], list(first)
     # Elsewhere: each child table's INSERT, with its rows' values (the parent's id first).
     separate: list[tuple[str, list[list[Any]]]] = []
@@ -88,14 +106,12 @@ def insert_family(
         own = _columns(model, skip=(fk.attname,))
         names = ", ".join(quote(str(f.column)) for f in [fk, *own])
         table = quote(model._meta.db_table)
-        values = [
-            [f.get_db_prep_save(f.pre_save(r, add=True), connection) for f in own] for r in rows
-        ]
-        if connection.vendor == "postgresql":
+        values = [[_prepared(f, r) for f in own] for r in rows]
+        if postgres:
             typed = ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in own)
             aliases = ", ".join(f"c{i}" for i in range(len(own)))
             clauses.append(
-                f"{quote(f'child_{n}')} AS (INSERT INTO {table} ({names})"
+                f"{quote(f'{prefix}child_{n}')} AS (INSERT INTO {table} ({names})"
                 f" SELECT {made}.{quote(meta.pk.column)}, {aliases} FROM {made},"
                 f" (VALUES {', '.join(f'({typed})' for _ in rows)}) AS v({aliases}))"
             )
@@ -104,11 +120,16 @@ def insert_family(
             slots = f"({', '.join(['%s'] * (len(own) + 1))})"
             sql = f"INSERT INTO {table} ({names}) VALUES {', '.join([slots] * len(rows))}"
             separate.append((sql, values))
+    if postgres:
+        for n, (sql, values) in enumerate(also):
+            clauses.append(f"{quote(f'{prefix}also_{n}')} AS ({sql})")
+            params += values
+        if into is not None:
+            into.clauses += clauses
+            into.params += params
+            return
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            for n, (sql, values) in enumerate(also):
-                clauses.append(f"{quote(f'also_{n}')} AS ({sql})")
-                params += values
+        if postgres:
             cursor.execute(f"WITH {', '.join(clauses)} SELECT * FROM {made}", params)
             row = cursor.fetchone()
         else:

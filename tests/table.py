@@ -107,11 +107,12 @@ class Table:
 def split_writes(action: str) -> int:
     """The statements a step's writes take beyond their count on PostgreSQL, where each
     is one statement (contests/services/acting.py `_write_step`: the event, the
-    contest's row and a participant record; questworlds_site/sql.py `insert_family`: a
-    ledger step with its entries and the hero points, a condition with its abilities):
+    contest's row, a participant record and a hero point's ledger step with its entry
+    and the hero points; questworlds_site/sql.py `insert_family`: a condition with its
+    abilities):
     elsewhere (SQLite, `make run`) one statement each."""
     from django.db import connection
 
     if connection.vendor == "postgresql":
         return 0
-    return 1 + {"choose_ability": 1, "hero_point": 2, "apply_consequences": 1}.get(action, 0)
+    return 1 + {"choose_ability": 1, "hero_point": 3, "apply_consequences": 1}.get(action, 0)

@@ -17,7 +17,7 @@ from contests.core.rules.advancement import AdvanceChoice
 from contests.core.rules.advancement import Character as RulesCharacter
 from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import update_sql
+from questworlds_site.sql import Gathered, update_sql
 
 from ..models import (
     SIDEKICK_REASONS,
@@ -185,12 +185,18 @@ def character_hero_point_spend(
 
 
 def hero_point_spend_locked(
-    *, character: Character, actor: User, reason: str = "a bump in a contest"
+    *,
+    character: Character,
+    actor: User,
+    reason: str = "a bump in a contest",
+    into: Gathered | None = None,
 ) -> LedgerStep:
     """`character_hero_point_spend` for a caller that holds the character's row already
     (`locked_character`) in its own transaction (a contest's action): no second read of
     the row, and no savepoint of its own, so a refusal here must roll the caller back
-    (as a contest's action does with any refusal).
+    (as a contest's action does with any refusal). With `into`, its writes go out with
+    the caller's own statement on PostgreSQL (a contest step's: `Gathered`), and the
+    step returned has no id.
 
     A spend changes only the hero points: the engine gets the counters without the
     abilities (no rule of the spend looks at them), only the hero points are written
@@ -216,6 +222,7 @@ def hero_point_spend_locked(
         entries=entries,
         state_before=state_before,
         also=[update_sql(character, ["hero_points"], {"id": character.pk})],
+        into=into,
     )
 
 

@@ -15,7 +15,7 @@ from contests.core.rules.advancement import Change
 from contests.core.rules.advancement import Character as RulesCharacter
 from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import insert_family
+from questworlds_site.sql import Gathered, insert_family
 
 from ..models import (
     Ability,
@@ -162,10 +162,11 @@ def ledger_step(
     entries: Sequence[LedgerEntry] = (),
     state_before: dict[str, Any] | None = None,
     also: Sequence[tuple[str, list[Any]]] = (),
+    into: Gathered | None = None,
 ) -> LedgerStep:
     """Record a step of the character's ledger with its entries, and run `also` (the
     step's own change to the sheet, as `update_sql` writes it) with it: one statement
-    on PostgreSQL (`insert_family`)."""
+    on PostgreSQL (`insert_family`), or `into` a caller's own."""
     step = LedgerStep(
         character=character,
         actor=actor,
@@ -175,7 +176,7 @@ def ledger_step(
     )
     for entry in entries:
         entry.note = entry.note[:300]
-    insert_family(step, [("step", entries)], also=also)
+    insert_family(step, [("step", entries)], also=also, into=into)
     for entry in entries:
         entry.step = step
     return step

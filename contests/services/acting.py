@@ -10,7 +10,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import update_sql
+from questworlds_site.sql import Gathered, update_sql
 
 from ..core.actions import DECLARED_BY_NAME, Data, Pick
 from ..core.rules import IllegalAction, Roller, RulesError, d20
@@ -118,6 +118,9 @@ def _act(
     sent: Data | dict[str, Any] = (
         data if isinstance(data, Data) else {k: v for k, v in data.items() if k not in ROLL_KEYS}
     )
+    # What the action writes outside the contest and nobody reads back goes out with
+    # the step's own write (one statement on PostgreSQL).
+    gathered = Gathered()
     try:
         if _reads_sheet(action):
             # The sheet's fields, read as the service reads a sheet (a dict), go into
@@ -125,7 +128,7 @@ def _act(
             fields = sent.model_dump(exclude_unset=True) if isinstance(sent, Data) else sent
             sent = _from_sheet(contest, action, fields, user)
         payload = flow.apply(action, sent, actor, roller)
-        side_effects = _apply_side_effects(contest, flow, action, payload, user)
+        side_effects = _apply_side_effects(contest, flow, action, payload, user, gathered)
     except (IllegalAction, RulesError, ValidationError, ContestError) as error:
         # A resend of an action done already may be refused now (a second roll): it is
         # answered as done, as it would have been before the refusal.
@@ -133,7 +136,7 @@ def _act(
             raise _AlreadyDone from None
         raise ContestError(_message(error)) from None
     payload.update(side_effects)  # with the completed data the flow read ("data")
-    event = _append(contest, flow, before, user, action, payload, key)
+    event = _append(contest, flow, before, user, action, payload, key, gathered)
     return ActionResult(contest, event, created=True)
 
 
@@ -152,6 +155,7 @@ def _append(
     action: str,
     payload: dict[str, Any],
     key: str,
+    gathered: Gathered | None = None,
 ) -> ContestEvent:
     contest.seq += 1
     # No savepoint: the contest row is locked, so a clash here is a bug or a race the
@@ -168,7 +172,8 @@ def _append(
     contest.state = flow.state
     _record_outcome(contest, flow)
     try:
-        written = _write_step(contest, event, _participant_changes(before, flow.participant_rows()))
+        changes = _participant_changes(before, flow.participant_rows())
+        written = _write_step(contest, event, changes, gathered or Gathered())
     except IntegrityError:
         raise ContestError(
             "that action was just done by someone else; nothing was changed"
@@ -194,10 +199,14 @@ _CONTEST_COLUMNS = (
 )
 
 
-def _write_step(contest: Contest, event: ContestEvent, changes: list[dict[str, Any]]) -> bool:
+def _write_step(
+    contest: Contest, event: ContestEvent, changes: list[dict[str, Any]], gathered: Gathered
+) -> bool:
     """Write a step: its event (unless its contest has an event of its key already: the
     key's unique constraint, `ON CONFLICT ... DO NOTHING`), the contest's row as the
-    step left it, and the participant records whose ability changed (`changes`).
+    step left it, the participant records whose ability changed (`changes`) and what
+    the action `gathered` to write with it (a hero point's ledger step; if the key was
+    used, the action rolls back whole, these with it).
 
     On PostgreSQL this is one statement (the updates are data-modifying `WITH` clauses
     that run only if the event was written); elsewhere (SQLite, `make run`) one
@@ -216,6 +225,8 @@ def _write_step(contest: Contest, event: ContestEvent, changes: list[dict[str, A
             guarded = f"{sql} AND EXISTS (SELECT 1 FROM {quote('written')})"
             clauses.append(f"{quote(f'changed_{n}')} AS ({guarded})")
             params += values
+        clauses += gathered.clauses
+        params += gathered.params
         sql = f"WITH {', '.join(clauses)} SELECT * FROM {quote('written')}"
         row = _fetch_one(sql, params)
     else:

@@ -10,6 +10,7 @@ from characters.models import Character, Condition
 from characters.selectors import with_active_conditions
 from community.services import community_draw_settle
 from questworlds_site.accounts.models import User
+from questworlds_site.sql import Gathered
 
 from ..core.actions import DECLARED_BY_NAME
 from ..core.rules import IllegalAction
@@ -38,9 +39,16 @@ def _settle_resource_draw(contest: Contest, flow: BaseFlow, user: User) -> dict[
 
 
 def _apply_side_effects(
-    contest: Contest, flow: BaseFlow, action: str, payload: dict[str, Any], user: User
+    contest: Contest,
+    flow: BaseFlow,
+    action: str,
+    payload: dict[str, Any],
+    user: User,
+    gathered: Gathered | None = None,
 ) -> dict[str, Any]:
-    """What an action changes outside the contest: hero points, conditions."""
+    """What an action changes outside the contest: hero points, conditions. A write
+    whose id nobody reads (a hero point's ledger step) goes `gathered`, to go out with
+    the step's own statement."""
 
     effects: dict[str, Any] = {}
     # A bump, a boost or a final action (§2.3.5.5, §4.5.3, §5.3.5): one point per event.
@@ -52,7 +60,10 @@ def _apply_side_effects(
             raise IllegalAction(f"{character.name} has no hero point left")
         reason = DECLARED_BY_NAME[action].spends_for
         character_services.hero_point_spend_locked(
-            character=character, actor=user, reason=f"{reason} in contest #{contest.number}"
+            character=character,
+            actor=user,
+            reason=f"{reason} in contest #{contest.number}",
+            into=gathered,
         )
     if "joined" in payload:
         row = ContestParticipant.objects.create(contest=contest, **payload["joined"])

@@ -225,8 +225,8 @@ def test_the_panel_names_who_plays_in_the_contest(
 # statement on PostgreSQL) and the panel's one read of the sheets. A player's membership
 # comes in the statement that locks the contest. A pick reads the ability with its
 # states and any community penalty, in one statement; a hero point reads and holds the
-# character, then writes its hero points with the ledger's step and entry (one
-# statement); the consequences read and hold the character, then read the abilities
+# character, and its hero points, ledger step and entry go out with the step's own
+# write; the consequences read and hold the character, then read the abilities
 # with their states (one statement) and write the condition with its abilities (one);
 # an undo reads the events with each past actor's membership, in one query.
 STEP_QUERIES = (
@@ -235,7 +235,7 @@ STEP_QUERIES = (
     ("gm", "set_tactic", 5),
     ("alice", "set_tactic", 5),
     ("gm", "roll", 5),
-    ("alice", "hero_point", 7),
+    ("alice", "hero_point", 6),
     ("gm", "resolve", 5),
     ("gm", "apply_consequences", 8),
     ("gm", "narrate", 5),
