@@ -8,6 +8,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
+from questworlds_site.sql import PreparedRead
+
 from .models import Campaign, Membership, Role
 
 
@@ -33,22 +35,31 @@ def get_campaign_for_user(user, campaign_id: int) -> tuple[Campaign, str]:
     return campaign, role
 
 
+# Read for every table action refused and every sheet reload: built once
+# (questworlds_site/sql.py).
+_ROLE = PreparedRead(
+    lambda campaign, user: (
+        Campaign.objects.filter(pk=campaign)
+        .annotate(
+            member_role=Subquery(
+                Membership.objects.filter(campaign=OuterRef("pk"), user_id=user).values("role")[:1]
+            )
+        )
+        .values_list("gm_id", "member_role")[:1]
+    )
+)
+
+
 def role_in_campaign(user, campaign_id: int) -> str:
     """The user's role in the campaign, read in one query without loading the campaign,
     for a view that needs only who may act (the table's actions, issue 16); 404 for
     outsiders, like `get_campaign_for_user`."""
     if not getattr(user, "is_authenticated", False):
         raise Http404("No such campaign")
-    member = Membership.objects.filter(campaign=OuterRef("pk"), user=user).values("role")[:1]
-    row = (
-        Campaign.objects.filter(pk=campaign_id)
-        .annotate(member_role=Subquery(member))
-        .values_list("gm_id", "member_role")
-        .first()
-    )
-    if row is None:
+    rows = _ROLE.rows(campaign_id, user.pk)
+    if not rows:
         raise Http404("No such campaign")
-    gm_id, member_role = row
+    gm_id, member_role = rows[0]
     role = Role.GM if gm_id == user.pk else member_role
     if role is None:
         raise Http404("No such campaign")

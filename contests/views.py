@@ -8,7 +8,6 @@ import uuid
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import F
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -23,6 +22,7 @@ from questworlds_site.requests import AuthenticatedRequest
 
 from . import live, panels
 from .core.rules import State
+from .live.sheets import my_sheets
 from .services import ChatError, chat_post
 from .table_actions import perform
 
@@ -64,40 +64,27 @@ def table_me(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     can change it (static/js/table.js), so read as rows: who may see it, the
     characters, their abilities, their active conditions and the contest (issue 16)."""
     role = role_in_campaign(request.user, campaign_id)  # members only (404 otherwise)
-    characters = list(
-        Character.objects.filter(campaign_id=campaign_id, player=request.user)
-        .order_by("name")
-        .values_list("id", "name", "hero_points")
-    )
+    characters, ability_rows, condition_rows = my_sheets(campaign_id, request.user.pk)
     ids = [pk for pk, _, _ in characters]
     abilities: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
     conditions: dict[int, list[dict[str, str]]] = {pk: [] for pk in ids}
-    if ids:
-        rows = (
-            Ability.objects.filter(Ability.usable_as_own(), character_id__in=ids)
-            .order_by("character_id", F("follower_id").asc(nulls_first=True), "position", "id")
-            .values_list("id", "character_id", "name", "kind", "rating", "follower__name")
+    for pk, character_id, name, kind, rating, sidekick in ability_rows:
+        abilities[character_id].append(
+            {
+                "id": pk,
+                "shown_name": Ability.name_shown(name, sidekick),
+                "rating_text": Ability.text_of_rating(kind, rating),
+            }
         )
-        for pk, character_id, name, kind, rating, sidekick in rows:
-            abilities[character_id].append(
-                {
-                    "id": pk,
-                    "shown_name": Ability.name_shown(name, sidekick),
-                    "rating_text": Ability.text_of_rating(kind, rating),
-                }
-            )
-        active = Condition.objects.filter(character_id__in=ids, ended_at__isnull=True)
-        for character_id, code in active.order_by("created_at", "id").values_list(
-            "character_id", "state"
-        ):
-            state = State(code)
-            effect = (
-                f"{state.modifier:+d}"
-                if state.modifier
-                else ("a bump up" if state.bumps else "no action" if state.is_adversity else "")
-            )
-            label = Condition.State(code).label
-            conditions[character_id].append({"label": label, "effect": effect})
+    for character_id, code in condition_rows:
+        state = State(code)
+        effect = (
+            f"{state.modifier:+d}"
+            if state.modifier
+            else ("a bump up" if state.bumps else "no action" if state.is_adversity else "")
+        )
+        label = Condition.State(code).label
+        conditions[character_id].append({"label": label, "effect": effect})
     contest = live.current_contest(campaign_id)
     picks = live.ability_picks(contest, request.user.pk, ids)
     cards = [

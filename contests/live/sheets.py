@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F
+from django.db.models import F, QuerySet
 
-from characters.models import Ability
+from characters.models import Ability, Character, Condition
+from questworlds_site.sql import PreparedRead
 
 from ..core.table import BaseFlow
 from ..models import Contest
@@ -30,6 +31,62 @@ SHEET_COLUMNS = (
     "character__hero_points",
     "character__creation_method",
 )
+
+
+def _sheets() -> QuerySet[Ability]:
+    # A sidekick's abilities in service are its owner's to use (§6.5.1).
+    return Ability.objects.filter(Ability.usable_as_own()).order_by(
+        "character_id", F("follower_id").asc(nulls_first=True), "position", "id"
+    )
+
+
+# The sheets' read is built once (per database and number of characters), not per
+# broadcast: building it cost more than running it (questworlds_site/sql.py).
+_CAMPAIGN_SHEETS = PreparedRead(
+    lambda campaign: _sheets().filter(character__campaign_id=campaign).values_list(*SHEET_COLUMNS)
+)
+_THESE_SHEETS = PreparedRead(
+    lambda characters: _sheets().filter(character_id__in=characters).values_list(*SHEET_COLUMNS)
+)
+
+
+# A player's own sheets at the table (contests/views.py `table_me`, reloaded by their
+# pages after the steps that can change them): their characters here, the abilities
+# they may use and the conditions they hold, each read built once.
+_MY_CHARACTERS = PreparedRead(
+    lambda campaign, player: (
+        Character.objects.filter(campaign_id=campaign, player_id=player)
+        .order_by("name", "id")
+        .values_list("id", "name", "hero_points")
+    )
+)
+_MY_ABILITIES = PreparedRead(
+    lambda characters: (
+        _sheets()
+        .filter(character_id__in=characters)
+        .values_list("id", "character_id", "name", "kind", "rating", "follower__name")
+    )
+)
+_MY_CONDITIONS = PreparedRead(
+    lambda characters: (
+        Condition.objects.filter(character_id__in=characters, ended_at__isnull=True)
+        .order_by("created_at", "id")
+        .values_list("character_id", "state")
+    )
+)
+
+
+def my_sheets(
+    campaign_id: int, user_id: int
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """A player's characters in the campaign (id, name, hero points), the abilities
+    they may use (id, character, name, kind, rating, sidekick's name) and the states
+    they hold (character, state), as rows: three reads, none built per request."""
+    characters = _MY_CHARACTERS.rows(campaign_id, user_id)
+    ids = [row[0] for row in characters]
+    if not ids:
+        return characters, [], []
+    return characters, _MY_ABILITIES.rows(ids), _MY_CONDITIONS.rows(ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,18 +135,13 @@ def read_sheets(
     with_helpers = flow.phase == "preparing" and not flow.state.get("machine")
     if not wanted and not with_helpers:
         return [], sheets
-    # A sidekick's abilities in service are its owner's to use (§6.5.1).
-    abilities = Ability.objects.filter(Ability.usable_as_own()).order_by(
-        "character_id", F("follower_id").asc(nulls_first=True), "position", "id"
+    rows = (
+        _CAMPAIGN_SHEETS.rows(contest.campaign_id)
+        if with_helpers
+        else _THESE_SHEETS.rows(list(dict.fromkeys(wanted)))
     )
-    if with_helpers:
-        abilities = abilities.filter(character__campaign_id=contest.campaign_id)
-    else:
-        abilities = abilities.filter(character_id__in=wanted)
     helpers: dict[int, dict[str, Any]] = {}
-    for pk, character_id, name, kind, rating, sidekick, *whose in abilities.values_list(
-        *SHEET_COLUMNS
-    ):
+    for pk, character_id, name, kind, rating, sidekick, *whose in rows:
         character = seen.get(character_id)
         if character is None:
             character = seen[character_id] = SheetCharacter(character_id, *whose)
