@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from django.db import connection
 from django.db.models import Field, Func, JSONField, Model, QuerySet
+from django.db.models.query import get_related_populators
 
 
 class JSONList(Func):
@@ -163,16 +164,37 @@ class PreparedRead:
     def __init__(self, build: Callable[..., QuerySet[Any, Any]]) -> None:
         self.build = build
         self._built: dict[tuple[Any, ...], tuple[str, list[Any], list[Any]]] = {}
+        self._models: dict[tuple[Any, ...], Any] = {}
+
+    def objects(self, *args: int | list[int]) -> list[Model]:
+        """The model instances of a queryset of models (with what it `select_related`
+        and its annotations), built as Django builds them, from `rows`."""
+        rows = self.rows(*args)
+        built = self._models[(connection.vendor, *self._shape(args))]
+        model, init_list, start, end, related, annotations = built
+        instances = []
+        for row in rows:
+            instance = model.from_db(connection.alias, init_list, row[start:end])
+            for populator in related:
+                populator.populate(row, instance)
+            for name, position in annotations:
+                setattr(instance, name, row[position])
+            instances.append(instance)
+        return instances
+
+    @staticmethod
+    def _shape(args: tuple[Any, ...]) -> tuple[int | None, ...]:
+        return tuple(len(a) if isinstance(a, list) else None for a in args)
 
     def rows(self, *args: int | list[int]) -> list[tuple[Any, ...]]:
         for a in args:
             for v in a if isinstance(a, list) else [a]:
                 if type(v) is not int:  # the SQL takes them as they are: no ORM reads them
                     raise TypeError(f"a prepared read takes whole numbers, not {v!r}")
-        shape = (connection.vendor, *(len(a) if isinstance(a, list) else None for a in args))
+        shape = (connection.vendor, *self._shape(args))
         built = self._built.get(shape)
         if built is None:
-            built = self._built[shape] = self._prepare(args)
+            built = self._built[shape] = self._prepare(args, shape)
         sql, slots, converters = built
         flat = [v for a in args for v in (a if isinstance(a, list) else [a])]
         params = [flat[s[1]] if isinstance(s, tuple) else s for s in slots]
@@ -190,7 +212,9 @@ class PreparedRead:
             converted.append(tuple(values))
         return converted
 
-    def _prepare(self, args: tuple[Any, ...]) -> tuple[str, list[Any], list[Any]]:
+    def _prepare(
+        self, args: tuple[Any, ...], shape: tuple[Any, ...]
+    ) -> tuple[str, list[Any], list[Any]]:
         n = 0
         stand_ins: list[Any] = []
         for a in args:
@@ -208,6 +232,20 @@ class PreparedRead:
             ("arg", _STAND_IN - p) if isinstance(p, int) and _STAND_IN - n < p <= _STAND_IN else p
             for p in params
         ]
-        assert sum(isinstance(s, tuple) for s in slots) == n, "every argument is a parameter"
+        used = {s[1] for s in slots if isinstance(s, tuple)}
+        assert used == set(range(n)), "every argument is a parameter (some, more than once)"
         found = compiler.get_converters([column for column, _, _ in compiler.select])
+        if compiler.klass_info is not None:
+            # A read of models: how Django builds them from a row (ModelIterable).
+            info = compiler.klass_info
+            start, end = info["select_fields"][0], info["select_fields"][-1] + 1
+            self._models[shape] = (
+                info["model"],
+                [f[0].target.attname for f in compiler.select[start:end]],
+                start,
+                end,
+                # (django-stubs describe Django 6's signature; this is 5.2's.)
+                get_related_populators(info, compiler.select, connection.alias),  # type: ignore[call-arg]
+                list((compiler.annotation_col_map or {}).items()),
+            )
         return sql, slots, sorted(found.items())

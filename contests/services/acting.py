@@ -3,14 +3,15 @@ checks who may act, plays the flow, appends one event and broadcasts after commi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import Gathered, update_sql
+from questworlds_site.sql import Gathered, PreparedRead, update_sql
 
 from ..core.actions import DECLARED_BY_NAME, Data, Pick
 from ..core.rules import IllegalAction, Roller, RulesError, d20
@@ -81,13 +82,7 @@ def _act(
     # Who the user is at this table (their membership and the characters they play
     # there) is read in the statement that locks the contest and its campaign: at the
     # moment of the action, without a query of its own.
-    contests = with_member_rows(
-        Contest.objects.select_for_update(of=("self", "campaign")).select_related("campaign"),
-        user,
-    )
-    if campaign_id is not None:
-        contests = contests.filter(campaign_id=campaign_id)
-    rows = list(contests.filter(pk=contest_id))
+    rows = _locked(contest_id, user, campaign_id)
     if not rows:
         raise ContestError("there is no such contest at this table")
     contest = rows[0]
@@ -138,6 +133,33 @@ def _act(
     payload.update(side_effects)  # with the completed data the flow read ("data")
     event = _append(contest, flow, before, user, action, payload, key, gathered)
     return ActionResult(contest, event, created=True)
+
+
+def _locking(user: User | int) -> QuerySet[Contest]:
+    return with_member_rows(
+        Contest.objects.select_for_update(of=("self", "campaign")).select_related("campaign"),
+        user,
+    )
+
+
+# The statement every action starts with, built once (questworlds_site/sql.py).
+_LOCK = PreparedRead(lambda contest, user: _locking(user).filter(pk=contest))
+_LOCK_AT = PreparedRead(
+    lambda contest, user, campaign: _locking(user).filter(pk=contest, campaign_id=campaign)
+)
+
+
+def _locked(contest_id: Any, user: User, campaign_id: int | None) -> list[Contest]:
+    """The contest (of the campaign `campaign_id`, if given) locked with its campaign,
+    one row for each character the user plays there (`with_member_rows`)."""
+    ids = (contest_id, user.pk) if campaign_id is None else (contest_id, user.pk, campaign_id)
+    if getattr(user, "is_authenticated", False) and all(type(i) is int for i in ids):
+        read = _LOCK if campaign_id is None else _LOCK_AT
+        return cast("list[Contest]", read.objects(*ids))
+    contests = _locking(user)
+    if campaign_id is not None:
+        contests = contests.filter(campaign_id=campaign_id)
+    return list(contests.filter(pk=contest_id))
 
 
 def _reads_sheet(action: str) -> bool:

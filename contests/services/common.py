@@ -71,12 +71,13 @@ def actor_for(
     )
 
 
-def with_member_rows(contests: QuerySet[Contest], user: User) -> QuerySet[Contest]:
+def with_member_rows(contests: QuerySet[Contest], user: User | int) -> QuerySet[Contest]:
     """The contests with, in the same statement, the user's role in the campaign
     (`member_role`) and each character they play there (`played_id`): one row a
     character (one, with None, for none), and `member_role` None on every row if the
-    user is no member. What `actor_for` reads, for `member_rows`."""
-    if not getattr(user, "is_authenticated", False):
+    user (or the user of that id) is no member. What `actor_for` reads, for
+    `member_rows`."""
+    if not isinstance(user, int) and not getattr(user, "is_authenticated", False):
         return contests
     return contests.annotate(
         member=FilteredRelation(

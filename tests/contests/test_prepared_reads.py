@@ -58,3 +58,28 @@ def test_values_come_converted_as_the_orm_converts_them(campaign, tamsin, branno
     assert read.rows(ids) == expected
     assert read.rows(ids) == expected  # built once, run again
     assert isinstance(read.rows(ids)[0][1], datetime) and read.rows(ids)[0][2] is False
+
+
+def test_the_lock_reads_the_contest_its_campaign_and_who_acts_as_the_orm_does(
+    table, session, gm, alice, bob, tamsin, brannoc, django_assert_num_queries
+):
+    """Every action starts with this statement (contests/services/acting.py `_locked`):
+    built once, it reads the contest with its state, its campaign with no query of its
+    own, and the actor's role and characters, as the ORM's queryset does."""
+    from contests.services.acting import _LOCK, _LOCK_AT, _locking
+
+    contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
+    for user in (gm, alice, bob):
+        expected = list(_locking(user).filter(pk=contest.pk))
+        with django_assert_num_queries(1):
+            rows = _LOCK.objects(contest.pk, user.pk)
+            assert [r.campaign.name for r in rows] == [e.campaign.name for e in expected]
+        assert [(r.pk, r.seq, r.state, r.framing) for r in rows] == [
+            (e.pk, e.seq, e.state, e.framing) for e in expected
+        ]
+        assert [(r.member_role, r.played_id) for r in rows] == [
+            (e.member_role, e.played_id) for e in expected
+        ]
+    assert [r.played_id for r in _LOCK.objects(contest.pk, alice.pk)] == [tamsin.pk]
+    assert _LOCK_AT.objects(contest.pk, alice.pk, contest.campaign_id)
+    assert _LOCK_AT.objects(contest.pk, alice.pk, contest.campaign_id + 1000) == []
