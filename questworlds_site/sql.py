@@ -154,23 +154,29 @@ def insert_family(
 _STAND_IN = -7_340_000_000
 
 
+def _text_stand_in(n: int) -> str:
+    return f"\x00stand-in {n}\x00"  # no text the site stores holds a NUL
+
+
 class PreparedRead:
     """A read on the hot path whose SQL Django builds once per database and shape of
     arguments (a number, or a list of so many numbers), then runs again with each
     call's arguments: no query building per request, where the profile shows it costs
-    more than the query (issue 29). `build(*args)` returns the `values_list` queryset;
-    `rows(*args)` its rows, each value converted as Django would."""
+    more than the query (issue 29). `build(*args)` returns the queryset; `rows(*args)`
+    its rows, each value converted as Django would; `objects(*args)` its models. An
+    argument is a whole number, a list of them, or a text compared as it is (`exact`:
+    a lookup that rewrites its text, such as `contains`, is refused as it is built)."""
 
     def __init__(self, build: Callable[..., QuerySet[Any, Any]]) -> None:
         self.build = build
         self._built: dict[tuple[Any, ...], tuple[str, list[Any], list[Any]]] = {}
         self._models: dict[tuple[Any, ...], Any] = {}
 
-    def objects(self, *args: int | list[int]) -> list[Model]:
+    def objects(self, *args: int | str | list[int]) -> list[Model]:
         """The model instances of a queryset of models (with what it `select_related`
         and its annotations), built as Django builds them, from `rows`."""
         rows = self.rows(*args)
-        built = self._models[(connection.vendor, *self._shape(args))]
+        built = self._models[self._key(args)]
         model, init_list, start, end, related, annotations = built
         instances = []
         for row in rows:
@@ -183,15 +189,19 @@ class PreparedRead:
         return instances
 
     @staticmethod
-    def _shape(args: tuple[Any, ...]) -> tuple[int | None, ...]:
-        return tuple(len(a) if isinstance(a, list) else None for a in args)
+    def _key(args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """What the SQL depends on: the database, and each argument's kind and length."""
+        return (
+            connection.vendor,
+            *(len(a) if isinstance(a, list) else type(a).__name__ for a in args),
+        )
 
-    def rows(self, *args: int | list[int]) -> list[tuple[Any, ...]]:
+    def rows(self, *args: int | str | list[int]) -> list[tuple[Any, ...]]:
         for a in args:
             for v in a if isinstance(a, list) else [a]:
-                if type(v) is not int:  # the SQL takes them as they are: no ORM reads them
-                    raise TypeError(f"a prepared read takes whole numbers, not {v!r}")
-        shape = (connection.vendor, *self._shape(args))
+                if type(v) not in (int, str):  # the SQL takes them as they are
+                    raise TypeError(f"a prepared read takes whole numbers and text, not {v!r}")
+        shape = self._key(args)
         built = self._built.get(shape)
         if built is None:
             built = self._built[shape] = self._prepare(args, shape)
@@ -222,14 +232,19 @@ class PreparedRead:
                 stand_ins.append([_STAND_IN - (n + i) for i in range(len(a))])
                 n += len(a)
             else:
-                stand_ins.append(_STAND_IN - n)
+                stand_ins.append(_text_stand_in(n) if isinstance(a, str) else _STAND_IN - n)
                 n += 1
         query = self.build(*stand_ins).query
         compiler = query.get_compiler(connection=connection)
         sql, params = compiler.as_sql()
         # Each parameter is an argument's (its place among them all) or the query's own.
+        texts = {_text_stand_in(i): i for i in range(n)}
         slots = [
-            ("arg", _STAND_IN - p) if isinstance(p, int) and _STAND_IN - n < p <= _STAND_IN else p
+            ("arg", _STAND_IN - p)
+            if isinstance(p, int) and _STAND_IN - n < p <= _STAND_IN
+            else ("arg", texts[p])
+            if isinstance(p, str) and p in texts
+            else p
             for p in params
         ]
         used = {s[1] for s in slots if isinstance(s, tuple)}

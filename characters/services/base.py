@@ -5,7 +5,7 @@ messages, and writing the ledger (who, when, why; what a step overwrote, for und
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db.models import Model, QuerySet
@@ -15,7 +15,7 @@ from contests.core.rules.advancement import Change
 from contests.core.rules.advancement import Character as RulesCharacter
 from contests.core.rules.errors import RulesError
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import Gathered, insert_family
+from questworlds_site.sql import Gathered, PreparedRead, insert_family
 
 from ..models import (
     Ability,
@@ -95,9 +95,19 @@ def lock(character: Character) -> None:
     character.refresh_from_db(from_queryset=_locking())
 
 
+# A contest's steps lock their characters by id (a hero point, the consequences): the
+# statement is built once (questworlds_site/sql.py).
+_LOCKED = PreparedRead(lambda pk: _locking().filter(pk=pk))
+
+
 def locked_character(pk: int) -> Character:
     """The character read and held as `lock` does, for a caller that has only its id."""
-    return _locking().get(pk=pk)
+    if type(pk) is not int:
+        return _locking().get(pk=pk)
+    found = _LOCKED.objects(pk)
+    if not found:
+        raise Character.DoesNotExist(f"there is no character {pk}")
+    return cast(Character, found[0])
 
 
 def rows_of(character: Character) -> tuple[list[Ability], list[Follower]]:

@@ -3,14 +3,14 @@ records, community draws), and how an undo reverses it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from characters import services as character_services
-from characters.models import Character, Condition
+from characters.models import Ability, Character, Condition
 from characters.selectors import with_active_conditions
 from community.services import community_draw_settle
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import Gathered
+from questworlds_site.sql import Gathered, PreparedRead
 
 from ..core.actions import DECLARED_BY_NAME
 from ..core.rules import IllegalAction
@@ -36,6 +36,22 @@ def _settle_resource_draw(contest: Contest, flow: BaseFlow, user: User) -> dict[
             "social_penalty": settled.social_penalty,
         }
     }
+
+
+# The abilities a consequence falls on, with their states: built once
+# (questworlds_site/sql.py).
+_NAMED = PreparedRead(
+    lambda character, name: with_active_conditions(
+        Ability.objects.filter(character_id=character, name=name)
+    )
+)
+
+
+def _named_abilities(character: Character, name: Any) -> list[Ability]:
+    """The character's abilities of that name, with their active conditions."""
+    if type(name) is str:
+        return cast("list[Ability]", _NAMED.objects(character.pk, name))
+    return list(with_active_conditions(character.abilities.filter(name=name)))
 
 
 def _apply_side_effects(
@@ -81,9 +97,7 @@ def _apply_side_effects(
             # of its own, which sees what committed while it waited), its abilities of
             # that name with their active conditions (the service reads none again).
             character = character_services.locked_character(item["character_id"])
-            abilities = list(
-                with_active_conditions(character.abilities.filter(name=item["ability"]))
-            )
+            abilities = _named_abilities(character, item["ability"])
             condition = character_services.character_condition_apply(
                 character=character,
                 actor=user,

@@ -3,7 +3,7 @@ sheet, their ratings, states and community penalties (§2.4, §8.2)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 from django.db.models import F, JSONField, OuterRef, Q, QuerySet, Subquery
@@ -19,7 +19,7 @@ from characters.selectors import (
 )
 from community.models import ResourceDraw
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import JSONList
+from questworlds_site.sql import JSONList, PreparedRead
 
 from ..core.actions import DECLARED_BY_NAME, Pick
 from ..core.rules import Rating
@@ -166,6 +166,27 @@ def _from_sheet(contest: Contest, action: str, data: dict[str, Any], user: User)
     return data
 
 
+# A pick's one read (the ability with its states and penalties), built once
+# (questworlds_site/sql.py).
+_PICKED = PreparedRead(
+    lambda ability, character: with_sheet_reads(
+        Ability.objects.select_related("character", "follower", "keyword")
+    ).filter(pk=ability, character_id=character)
+)
+
+
+def _chosen(ability_id: Any, character_id: int) -> Ability | None:
+    """The ability of the character's sheet with that id, read `with_sheet_reads`."""
+    if type(ability_id) is int and type(character_id) is int:
+        found = cast("list[Ability]", _PICKED.objects(ability_id, character_id))
+        return found[0] if found else None
+    return (
+        with_sheet_reads(Ability.objects.select_related("character", "follower", "keyword"))
+        .filter(pk=ability_id, character_id=character_id)
+        .first()
+    )
+
+
 def _acting_character(contest: Contest, data: dict[str, Any]) -> int | None:
     """The character behind the `participant` (group contests) or the `side`."""
     if "participant" in data:
@@ -188,15 +209,7 @@ def _sheet_ability(
 
     ability_id = data.get("ability_id")  # none names no ability (a query would match none)
     if not (as_you_go and data.get("new_ability")):
-        chosen = (
-            None
-            if ability_id is None
-            else with_sheet_reads(
-                Ability.objects.select_related("character", "follower", "keyword")
-            )
-            .filter(pk=ability_id, character_id=character_id)
-            .first()
-        )
+        chosen = None if ability_id is None else _chosen(ability_id, character_id)
         if chosen is not None:
             _require_in_service(chosen, chosen.character.name)
             return chosen

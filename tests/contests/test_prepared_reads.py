@@ -83,3 +83,19 @@ def test_the_lock_reads_the_contest_its_campaign_and_who_acts_as_the_orm_does(
     assert [r.played_id for r in _LOCK.objects(contest.pk, alice.pk)] == [tamsin.pk]
     assert _LOCK_AT.objects(contest.pk, alice.pk, contest.campaign_id)
     assert _LOCK_AT.objects(contest.pk, alice.pk, contest.campaign_id + 1000) == []
+
+
+def test_a_text_argument_is_compared_as_it_is(campaign, alice, tamsin):
+    """A consequence's abilities are read by name (contests/services/effects.py): each
+    call's name, whatever it holds, and never the first call's."""
+    from contests.services.effects import _NAMED
+
+    odd = "O'Brien's 100% _luck_"
+    character_ability_add(character=tamsin, actor=alice, name=odd, rating=13)
+    assert [a.name for a in _NAMED.objects(tamsin.pk, "Boatcraft")] == ["Boatcraft"]
+    assert [a.name for a in _NAMED.objects(tamsin.pk, odd)] == [odd]
+    assert _NAMED.objects(tamsin.pk, "O'Brien's 100%") == []
+    # A lookup that rewrites its text cannot be prepared: it is refused as it is built.
+    read = PreparedRead(lambda name: Character.objects.filter(name__contains=name))
+    with pytest.raises(AssertionError, match="every argument"):
+        read.rows("Tam")
