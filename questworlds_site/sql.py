@@ -98,6 +98,8 @@ def insert_family(
     clauses, params = [f"{made} AS ({insert})"], list(first)
     # Elsewhere: each child table's INSERT, with its rows' values (the parent's id first).
     separate: list[tuple[str, list[list[Any]]]] = []
+    returned: list[str] = []  # on PostgreSQL, each child table's new ids
+    filled: list[Sequence[Model]] = []  # the children, by table, as inserted
     for n, (key, rows) in enumerate(children):
         if not rows:
             continue
@@ -111,16 +113,27 @@ def insert_family(
         if postgres:
             typed = ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in own)
             aliases = ", ".join(f"c{i}" for i in range(len(own)))
+            child_pk = quote(str(model._meta.pk.column))
             clauses.append(
                 f"{quote(f'{prefix}child_{n}')} AS (INSERT INTO {table} ({names})"
                 f" SELECT {made}.{quote(meta.pk.column)}, {aliases} FROM {made},"
-                f" (VALUES {', '.join(f'({typed})' for _ in rows)}) AS v({aliases}))"
+                f" (VALUES {', '.join(f'({typed})' for _ in rows)}) AS v({aliases})"
+                f" RETURNING {child_pk})"
+            )
+            # The children's new ids, in the order they were inserted (their VALUES').
+            returned.append(
+                f"(SELECT array_agg({child_pk} ORDER BY {child_pk})"
+                f" FROM {quote(f'{prefix}child_{n}')})"
             )
             params += [value for row in values for value in row]
         else:
             slots = f"({', '.join(['%s'] * (len(own) + 1))})"
-            sql = f"INSERT INTO {table} ({names}) VALUES {', '.join([slots] * len(rows))}"
+            sql = (
+                f"INSERT INTO {table} ({names}) VALUES {', '.join([slots] * len(rows))}"
+                f" RETURNING {quote(str(model._meta.pk.column))}"
+            )
             separate.append((sql, values))
+        filled.append(rows)
     if postgres:
         for n, (sql, values) in enumerate(also):
             clauses.append(f"{quote(f'{prefix}also_{n}')} AS ({sql})")
@@ -129,24 +142,32 @@ def insert_family(
             into.clauses += clauses
             into.params += params
             return
+    ids: list[list[Any]] = []
     with connection.cursor() as cursor:
         if postgres:
-            cursor.execute(f"WITH {', '.join(clauses)} SELECT * FROM {made}", params)
+            selected = ", ".join([f"{made}.{quote(meta.pk.column)}", *returned])
+            cursor.execute(f"WITH {', '.join(clauses)} SELECT {selected} FROM {made}", params)
             row = cursor.fetchone()
+            assert row is not None, "an INSERT ... RETURNING returns its row"
+            ids = [list(found) for found in row[1:]]
         else:
             cursor.execute(insert, first)
             row = cursor.fetchone()
             assert row is not None, "an INSERT ... RETURNING returns its row"
             for sql, values in separate:
                 cursor.execute(sql, [v for rest in values for v in (row[0], *rest)])
+                ids.append(sorted(found for (found,) in cursor.fetchall()))
             for sql, values in also:
                 cursor.execute(sql, values)
-    assert row is not None, "an INSERT ... RETURNING returns its row"
     parent.pk = row[0]
     parent._state.adding = False
     for key, rows in children:
         for child in rows:
             setattr(child, f"{key}_id", parent.pk)
+    for rows, new_ids in zip(filled, ids, strict=True):
+        for child, pk in zip(rows, new_ids, strict=True):
+            child.pk = pk
+            child._state.adding = False
 
 
 # Stand-ins for a prepared read's arguments while Django builds its SQL: numbers no id,

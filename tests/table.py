@@ -115,4 +115,6 @@ def split_writes(action: str) -> int:
 
     if connection.vendor == "postgresql":
         return 0
+    if action == "frame":
+        return 2  # the contest, its participant records, its first event
     return 1 + {"choose_ability": 1, "hero_point": 3, "apply_consequences": 1}.get(action, 0)

@@ -45,7 +45,11 @@ def current_contest(campaign_id: int) -> Contest | None:
 
 
 def _shared_context(
-    contest: Contest, *, log: bool = True, flow: BaseFlow | None = None
+    contest: Contest,
+    *,
+    log: bool = True,
+    flow: BaseFlow | None = None,
+    events: list[ContestEvent] | None = None,
 ) -> dict[str, Any]:
     """What every audience's rendering reads from the database, fetched once. Without
     `log` the roll log is left out (a broadcast appends just the new entry). `flow`: the
@@ -74,7 +78,9 @@ def _shared_context(
         # row was read is not in it either (its broadcast brings both), so a page never
         # shows a step's entry beside the step before's panel (static/js/table.js drops
         # an entry it has, and with it that step's panel).
-        "events": list(
+        "events": events
+        if events is not None
+        else list(
             contest.events.filter(seq__lte=contest.seq)
             .select_related("actor")
             .order_by("-seq")[:LOG_LENGTH]
@@ -241,13 +247,16 @@ def own_copy(user_id: int) -> str:
 
 
 def render_audiences(
-    contest: Contest, new_event: ContestEvent | None = None, flow: BaseFlow | None = None
+    contest: Contest,
+    new_event: ContestEvent | None = None,
+    flow: BaseFlow | None = None,
+    log: list[ContestEvent] | None = None,
 ) -> dict[str, str]:
     """The contest's fragments for every reader at the table, rendered once per copy:
     the GM's, the public one (spectators, players with no forms now) and one for each
     player with forms (`own_copy(user_id)`), from one shared context (no query a player).
     """
-    shared = _shared_context(contest, log=new_event is None, flow=flow)
+    shared = _shared_context(contest, log=new_event is None, flow=flow, events=log)
     copies = {
         "gm": render_contest(contest, "gm", shared=shared, new_event=new_event),
         PUBLIC: render_contest(contest, "spectator", shared=shared, new_event=new_event),
@@ -277,7 +286,11 @@ def broadcast_contest(contest: Contest, event: ContestEvent, flow: BaseFlow | No
     sees a gap in `seq` and asks for the full state (static/js/table.js). A new contest
     (its framing) replaces the log whole.
     """
-    html = render_audiences(contest, new_event=None if event.seq == 1 else event, flow=flow)
+    # A new contest's log is its framing alone: sent whole, with no query for it.
+    first = event.seq == 1
+    html = render_audiences(
+        contest, new_event=None if first else event, flow=flow, log=[event] if first else None
+    )
     send_to_table_sync(
         contest.campaign_id,
         {"type": "table.contest", "contest_id": contest.pk, "seq": event.seq, "html": html},

@@ -7,12 +7,13 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F, OuterRef, Subquery
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Session
 from characters.models import Ability, Character, Follower
 from characters.selectors import ability_rating, ability_states
 from questworlds_site.accounts.models import User
+from questworlds_site.sql import insert_family
 
 from ..core.rules import Rating, RulesError, quick_augment, resistance
 from ..core.table import flow_class
@@ -297,19 +298,36 @@ def contest_frame(
     {character_id, ability_id?} for PC vs PC or {name, level | rating} for a resistance.
     """
     key = _check_key(idempotency_key)
-    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    # The campaign locked with, in the same statement, its open session, its latest
+    # contest's number and a framing done already with this key (a resend).
+    campaign = (
+        Campaign.objects.select_for_update()
+        .annotate(
+            open_session_id=Subquery(
+                Session.objects.filter(campaign=OuterRef("pk"), ended_at__isnull=True)
+                .order_by()
+                .values("pk")[:1]
+            ),
+            last_number=Subquery(
+                Contest.objects.filter(campaign=OuterRef("pk"))
+                .order_by("-number")
+                .values("number")[:1]
+            ),
+            framed_already=Subquery(
+                ContestEvent.objects.filter(
+                    contest__campaign=OuterRef("pk"), seq=1, idempotency_key=key
+                ).values("pk")[:1]
+            ),
+        )
+        .get(pk=campaign.pk)
+    )
     actor = actor_for(campaign, user)
     if not actor.is_gm:
         raise PermissionDenied("only the GM frames contests")
-    earlier = (
-        ContestEvent.objects.filter(contest__campaign=campaign, seq=1, idempotency_key=key)
-        .select_related("contest")
-        .first()
-    )
-    if earlier:
+    if campaign.framed_already is not None:
+        earlier = ContestEvent.objects.select_related("contest").get(pk=campaign.framed_already)
         return ActionResult(earlier.contest, earlier, created=False)
-    session = campaign.open_session()
-    if session is None:
+    if campaign.open_session_id is None:
         raise ContestError("start a session first: every contest belongs to a session")
     if not isinstance(data, dict):
         raise ContestError("the framing must be an object")
@@ -356,11 +374,10 @@ def contest_frame(
         flow = flow_class(framing["kind"]).frame(framing)
     except RulesError as error:
         raise ContestError(str(error)) from None
-    number = (campaign.contests.aggregate(n=Max("number"))["n"] or 0) + 1
-    contest = Contest.objects.create(
+    contest = Contest(
         campaign=campaign,
-        session=session,
-        number=number,
+        session_id=campaign.open_session_id,
+        number=(campaign.last_number or 0) + 1,
         kind=flow.kind,
         status=ContestStatus.RUNNING,
         prize=flow.state["prize"],
@@ -371,19 +388,21 @@ def contest_frame(
         state=flow.to_json(),
         seq=1,
     )
-    for row in flow.participant_rows():
-        ContestParticipant.objects.create(contest=contest, **row)
+    participants = [ContestParticipant(**row) for row in flow.participant_rows()]
     kind = contest.get_kind_display().lower()
     summary = f"The GM frames {'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
     if flow.state["prize"]:
         summary += f": {flow.state['prize']}"
-    event = ContestEvent.objects.create(
-        contest=contest,
+    event = ContestEvent(
         seq=1,
         actor=user,
         type=FRAMED,
         payload=checked_payload(FRAMED, {"summary": summary, "data": framing}),
         idempotency_key=key,
     )
+    # The contest, its participant records and its first event: one statement on
+    # PostgreSQL (questworlds_site/sql.py).
+    insert_family(contest, [("contest", participants), ("contest", [event])])
+    event.contest = contest
     _emit(contest, event)
     return ActionResult(contest, event, created=True)

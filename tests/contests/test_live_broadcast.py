@@ -219,28 +219,33 @@ def test_the_panel_names_who_plays_in_the_contest(
             assert f'data-seq="{message["seq"]}" data-sheet-players="{alice.pk}"' in html
 
 
-# Each step of a simple contest with its broadcast, as the test counts them (its own
-# savepoint pair included): the GM's plain steps are the locked contest, the step's
-# one write (its event, the contest's row and any participant record it changed, in one
-# statement on PostgreSQL) and the panel's one read of the sheets. A player's membership
-# comes in the statement that locks the contest. A pick reads the ability with its
-# states and any community penalty, in one statement; a hero point reads and holds the
-# character, and its hero points, ledger step and entry go out with the step's own
-# write; the consequences read and hold the character, then read the abilities
-# with their states (one statement) and write the condition with its abilities (one);
-# an undo reads the events with each past actor's membership, in one query.
+# The queries of each step of a simple contest with its broadcast, as the service runs
+# them in a request (its `transaction.atomic` the outermost block: no statement of its
+# own; the test's transaction makes it a savepoint pair, `SAVEPOINT_PAIR`). Issue 29
+# holds every kind to 6 at most. The GM's plain steps are the locked contest (a
+# player's membership and characters come in the same statement), the step's one write
+# (its event, the contest's row and any participant record it changed, in one statement
+# on PostgreSQL) and the panel's one read of the sheets. A pick reads the ability with
+# its states and any community penalty, in one statement; a hero point reads and holds
+# the character, and its hero points, ledger step and entry go out with the step's own
+# write; the consequences read and hold the character (the states they stack on are
+# read after the lock, in a statement of their own: the abilities with their states)
+# and write the condition with its abilities (one statement: its id goes in the event,
+# for the undo); an undo reads the events with each past actor's membership, in one.
 STEP_QUERIES = (
-    ("alice", "choose_ability", 6),
-    ("gm", "modifier", 5),
-    ("gm", "set_tactic", 5),
-    ("alice", "set_tactic", 5),
-    ("gm", "roll", 5),
-    ("alice", "hero_point", 6),
-    ("gm", "resolve", 5),
-    ("gm", "apply_consequences", 8),
-    ("gm", "narrate", 5),
-    ("gm", "undo", 6),
+    ("alice", "choose_ability", 4),
+    ("gm", "modifier", 3),
+    ("gm", "set_tactic", 3),
+    ("alice", "set_tactic", 3),
+    ("gm", "roll", 3),
+    ("alice", "hero_point", 4),
+    ("gm", "resolve", 3),
+    ("gm", "apply_consequences", 6),
+    ("gm", "narrate", 3),
+    ("gm", "undo", 4),
 )
+SAVEPOINT_PAIR = 2
+FRAME_QUERIES = 4
 
 
 def test_each_step_of_a_contest_stays_within_its_queries(
@@ -253,7 +258,16 @@ def test_each_step_of_a_contest_stays_within_its_queries(
     django_assert_max_num_queries,
     django_capture_on_commit_callbacks,
 ):
-    contest = frame(table, tamsin)
+    # The framing: the campaign locked with its open session, its latest contest's
+    # number and any framing with this key; the PC's character; the contest with its
+    # participant records and its first event (one statement); the panel's sheets.
+    with (
+        django_assert_max_num_queries(
+            FRAME_QUERIES + SAVEPOINT_PAIR + split_writes("frame"), info="gm: frame"
+        ),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        contest = frame(table, tamsin)
     data = {
         "choose_ability": {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
         "modifier": {"side": "pc", "kind": "situational", "value": -5, "label": "fog"},
@@ -265,10 +279,12 @@ def test_each_step_of_a_contest_stays_within_its_queries(
     for who, action, most in STEP_QUERIES:
         rolls = (5, 16) if action == "roll" else ()
         with (
-            django_assert_max_num_queries(most + split_writes(action), info=f"{who}: {action}"),
+            django_assert_max_num_queries(
+                most + SAVEPOINT_PAIR + split_writes(action), info=f"{who}: {action}"
+            ),
             django_capture_on_commit_callbacks(execute=True),
         ):
             result = table.send(contest, people[who], action, rolls, **data.get(action, {}))
         assert result.created, action
-    assert len(sent) == len(STEP_QUERIES)
+    assert len(sent) == 1 + len(STEP_QUERIES)
     assert [e.type for e in contest.events.order_by("seq")][-1] == "undone"
