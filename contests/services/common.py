@@ -79,16 +79,7 @@ def with_member_rows(contests: QuerySet[Contest], user: User | int) -> QuerySet[
     `member_rows`."""
     if not isinstance(user, int) and not getattr(user, "is_authenticated", False):
         return contests
-    return contests.annotate(
-        member=FilteredRelation(
-            "campaign__memberships", condition=Q(campaign__memberships__user=user)
-        ),
-        mine=FilteredRelation(
-            "campaign__characters", condition=Q(campaign__characters__player=user)
-        ),
-        member_role=F("member__role"),
-        played_id=F("mine__id"),
-    )
+    return contests.annotate(**_membership("campaign", "user", user, "characters", "player"))
 
 
 def with_actor_rows(events: QuerySet[ContestEvent], campaign_id: int) -> QuerySet[ContestEvent]:
@@ -96,16 +87,24 @@ def with_actor_rows(events: QuerySet[ContestEvent], campaign_id: int) -> QuerySe
     campaign now (`member_role`) and each character they play there (`played_id`): one
     row an event and character, as `with_member_rows` reads a contest's. What an undo's
     replay reads of who did each step, for `member_rows`."""
-    return events.annotate(
-        member=FilteredRelation(
-            "actor__memberships", condition=Q(actor__memberships__campaign_id=campaign_id)
-        ),
-        mine=FilteredRelation(
-            "actor__characters", condition=Q(actor__characters__campaign_id=campaign_id)
-        ),
-        member_role=F("member__role"),
-        played_id=F("mine__id"),
-    ).order_by("seq", "played_id")
+    annotations = _membership("actor", "campaign_id", campaign_id, "characters", "campaign_id")
+    return events.annotate(**annotations).order_by("seq", F("played_id"))
+
+
+def _membership(
+    via: str, member_key: str, value: Any, characters: str, character_key: str
+) -> dict[str, Any]:
+    """A membership and the characters played, joined `via` a relation (the contest's
+    campaign, or the event's actor) on the other side's `value` (the user, or the
+    campaign): `member_role` and `played_id`, for `member_rows`."""
+    member = f"{via}__memberships"
+    mine = f"{via}__{characters}"
+    return {
+        "member": FilteredRelation(member, condition=Q(**{f"{member}__{member_key}": value})),
+        "mine": FilteredRelation(mine, condition=Q(**{f"{mine}__{character_key}": value})),
+        "member_role": F("member__role"),
+        "played_id": F("mine__id"),
+    }
 
 
 def member_rows(rows: list[Contest] | list[ContestEvent]) -> list[tuple[str, int | None]]:
