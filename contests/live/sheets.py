@@ -99,6 +99,9 @@ class SheetCharacter:
     hero_points: int
     creation_method: str
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> SheetCharacter:
+        return self  # a frozen value: each audience's view shares it (contests/audience.py)
+
 
 @dataclass(frozen=True, slots=True)
 class SheetAbility:
@@ -116,6 +119,9 @@ class SheetAbility:
     @property
     def character_id(self) -> int:
         return self.character.pk
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SheetAbility:
+        return self  # a frozen value: each audience's view shares it (contests/audience.py)
 
 
 def read_sheets(
