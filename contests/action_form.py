@@ -7,7 +7,7 @@ thirds of the panel's rendering, which every step of every contest does twice (t
 GM's copy and the players'). Built here, a form takes about a third of the include's
 time, and a panel while abilities are chosen (seven helpers) half: 2.0 -> 1.0 ms a copy
 (issue 16, docs/benchmarks.md). The markup is the one the template wrote, whitespace
-included; every value is escaped as the template escaped it (`conditional_escape`).
+included; every value is escaped as the template escaped it (`_e`).
 
 The form: the hidden action, contest, seq and key like every table form, the inputs
 the control fixes, a select of the sheet's abilities when the server reads the rating
@@ -17,10 +17,10 @@ with the action's label.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
 from .core.actions import DECLARED_BY_NAME
@@ -28,8 +28,13 @@ from .core.table.base import ActionInput
 
 
 def _e(value: Any) -> str:
-    """A value as `{{ value }}` writes it (localisation off): str() of it, escaped."""
-    return conditional_escape(value)
+    """A value as `{{ value }}` writes it (localisation off): str() of it, escaped as
+    Django's `conditional_escape` escapes it (markup that is safe already, as is), but
+    without its check for lazy arguments on every call: a panel escapes some two
+    hundred values, and that check was most of the forms' time (bench.http_path)."""
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return html.escape(str(value))
 
 
 def _attr(name: str, value: Any) -> str:

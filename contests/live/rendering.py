@@ -3,11 +3,13 @@ copies a broadcast renders, and the broadcast after a contest's commit."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.template.loader import render_to_string
 
 from characters.models import CreationMethod
+from contests.templatetags.table_words import COPY_PART
 
 from ..audience import contest_view, header
 from ..broadcast import send_to_table_sync
@@ -89,7 +91,7 @@ def _shared_context(
         else [],
         "totals": flow.standing() if isinstance(flow, LongFlow) else None,
         "odds": odds["summary"].to_json() if odds else None,
-        "odds_table": _odds_table(flow) if preparing else [],
+        "odds_table": outcome_percentages(odds["outcomes"]) if odds else [],
         "helpers": helpers,
         "cast": cast_of(flow, seen),
         # Who may name a new ability as they pick one: characters made as you go (§3.1).
@@ -135,6 +137,8 @@ def contest_context(
     if not shared:
         shared.update(_shared_context(contest))
     flow = shared["flow"]
+    if "header" not in shared:
+        shared["header"] = header(contest)
     if audience == "player" and reader not in players_with_forms(shared):
         audience = "spectator"  # the public copy
     # The templates get this audience's view, never the flow or its state (audience.py).
@@ -161,7 +165,7 @@ def contest_context(
     events = [_log_entry(event, audience) for event in shared["events"]]
     return {
         "choices": FRAME_CHOICES,
-        "contest": header(contest),
+        "contest": shared["header"],
         "view": view,
         "sides": sides,
         "odds": shared["odds"],
@@ -181,12 +185,6 @@ def contest_context(
         "waiting": waiting,
         "participant_controls": by_participant(view["rows"], [c for c in controls if not c.in_bar]),
     }
-
-
-def _odds_table(flow: BaseFlow) -> list[tuple[str, float]]:
-    """Every outcome of the coming roll for the PC side, with its exact chance in %."""
-    odds = flow.odds()
-    return outcome_percentages(odds["outcomes"]) if odds else []
 
 
 def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any]:
@@ -224,9 +222,18 @@ def render_contest(
     if shared is None:
         shared = {}
     context = {**contest_context(contest, audience, shared, reader=reader), "oob": oob}
-    panel = render_to_string("contests/table.html#contest", context)
-    panel += render_to_string("contests/table.html#moves", context)
-    # Every copy but the GM's reads the same log: rendered once per broadcast.
+    panel = render_to_string("contests/table.html#panel_and_bar", context)
+    return panel + _log_html(shared, context, audience, new_event)
+
+
+def _log_html(
+    shared: dict[str, Any],
+    context: dict[str, Any],
+    audience: str,
+    new_event: ContestEvent | None,
+) -> str:
+    """The roll log of a copy (or with `new_event`, its one new entry). Every copy but
+    the GM's reads the same log: rendered once per broadcast."""
     logs = shared.setdefault("log_html", {})
     whose = "gm" if audience == "gm" else "others"
     if whose not in logs:
@@ -235,7 +242,7 @@ def render_contest(
         else:
             entry = _log_entry(new_event, audience)
             logs[whose] = render_to_string("contests/table.html#log_append", {"event": entry})
-    return panel + logs[whose]
+    return logs[whose]
 
 
 # The public copy of a broadcast, and the key of each player's own (`render_audiences`).
@@ -252,20 +259,54 @@ def render_audiences(
     flow: BaseFlow | None = None,
     log: list[ContestEvent] | None = None,
 ) -> dict[str, str]:
-    """The contest's fragments for every reader at the table, rendered once per copy:
-    the GM's, the public one (spectators, players with no forms now) and one for each
-    player with forms (`own_copy(user_id)`), from one shared context (no query a player).
-    """
+    """The contest's fragments for every reader at the table: the GM's copy, the public
+    one (spectators, players with no forms now) and one for each player with forms
+    (`own_copy(user_id)`), from one shared context (no query a player).
+
+    The panel is the same for every reader but for their forms and their bar (the
+    template's `per_audience` parts): it is rendered once, each reader's parts in the
+    same pass, and each copy put together from them. When the GM's dice are hidden the
+    GM's view of the contest differs from the others', and is rendered apart."""
     shared = _shared_context(contest, log=new_event is None, flow=flow, events=log)
-    copies = {
-        "gm": render_contest(contest, "gm", shared=shared, new_event=new_event),
-        PUBLIC: render_contest(contest, "spectator", shared=shared, new_event=new_event),
-    }
+    readers: dict[str, tuple[str, int | None]] = {"gm": ("gm", None), PUBLIC: ("spectator", None)}
     for user_id in sorted(players_with_forms(shared)):
-        copies[own_copy(user_id)] = render_contest(
-            contest, "player", reader=user_id, shared=shared, new_event=new_event
-        )
+        readers[own_copy(user_id)] = ("player", user_id)
+    contexts = {
+        key: contest_context(contest, audience, shared, reader=reader)
+        for key, (audience, reader) in readers.items()
+    }
+    # Readers who see the same contest (its view and sides) share one rendering.
+    groups: list[list[str]] = []
+    for key, context in contexts.items():
+        same = next((g for g in groups if _same_view(contexts[g[0]], context)), None)
+        if same is None:
+            groups.append([key])
+        else:
+            same.append(key)
+    copies: dict[str, str] = {}
+    for group in groups:
+        parts: list[dict[str, str]] = []
+        context = {
+            **contexts[group[0]],
+            "oob": True,
+            "copies": {key: contexts[key] for key in group},
+            "copy_parts": parts,
+        }
+        pieces = _COPY_PART.split(render_to_string("contests/table.html#panel_and_bar", context))
+        for key in group:
+            copies[key] = "".join(
+                parts[int(piece)][key] if i % 2 else piece for i, piece in enumerate(pieces)
+            )
+    for key, (audience, _) in readers.items():
+        copies[key] += _log_html(shared, {**contexts[key], "oob": True}, audience, new_event)
     return copies
+
+
+_COPY_PART = re.compile(COPY_PART.format(r"(\d+)"))
+
+
+def _same_view(one: dict[str, Any], other: dict[str, Any]) -> bool:
+    return one["view"] == other["view"] and one["sides"] == other["sides"]
 
 
 def copy_for(copies: dict[str, str], role: str | None, user_id: int) -> str:

@@ -40,3 +40,39 @@ def without(controls: list, name: str) -> list:
 def action_form(context, control) -> str:
     """`{% action_form c %}`: the control's form, built by contests/action_form.py."""
     return render_action_form(control, context)
+
+
+@register.tag("per_audience")
+def per_audience(parser: template.base.Parser, token: template.base.Token) -> PerAudienceNode:
+    """`{% per_audience %}…{% endper_audience %}`: a part of the panel that differs by
+    reader (their forms, their "your move" bar), in a panel that is otherwise the same
+    for all of them. Rendered alone, the body renders as any template text. When a
+    broadcast renders every copy at once (contests/live/rendering.py `render_copies`),
+    the rest of the panel is rendered once, and the body once per copy: the context's
+    `copies` maps each copy's key to what differs for its reader."""
+    nodelist = parser.parse(("endper_audience",))
+    parser.delete_first_token()
+    return PerAudienceNode(nodelist)
+
+
+class PerAudienceNode(template.Node):
+    def __init__(self, nodelist: template.NodeList) -> None:
+        self.nodelist = nodelist
+
+    def render(self, context: template.Context) -> str:
+        copies = context.get("copies")
+        if not copies:
+            return self.nodelist.render(context)
+        parts: list[dict[str, str]] = context["copy_parts"]
+        rendered: dict[str, str] = {}
+        for key, reader_context in copies.items():
+            # No `copies` inside: a part within this one renders as plain text.
+            with context.push(reader_context, copies=None):
+                rendered[key] = self.nodelist.render(context)
+        parts.append(rendered)
+        return COPY_PART.format(len(parts) - 1)
+
+
+# Where a part of each copy goes in the panel rendered once (`per_audience`). NUL never
+# reaches a panel from its data: input with it is refused (questworlds_site/middleware).
+COPY_PART = "\x00part{}\x00"

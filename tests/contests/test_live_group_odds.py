@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from fractions import Fraction
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -18,6 +17,7 @@ from contests.core.rules import Result, simple_odds
 from contests.core.rules.odds import OUTCOME_KEYS, outcome_percentages
 from contests.core.rules.simple import compare_results
 from contests.core.table import Actor, GroupFlow, load_flow
+from tests.table import ability
 
 from .test_live_group import extended, ready, scored
 from .test_live_group_options import river
@@ -188,10 +188,20 @@ def test_the_odds_give_nothing_away_while_the_gms_rolls_are_hidden(
     assert all(shown(contest, audience) == {} for audience in ("gm", "player", "spectator"))
 
 
-def test_the_labels_and_rounding_are_the_one_on_one_tables():
-    odds = simple_odds("7M", 14)
-    one_on_one = live.rendering._odds_table(SimpleNamespace(odds=lambda: {"outcomes": odds}))
-    assert outcome_percentages(odds) == one_on_one
+ONE_ON_ONE_ODDS = re.compile(r'<table class="odds-table"><tbody>(.*?)</tbody>', re.S)
+
+
+def test_the_labels_and_rounding_are_the_one_on_one_tables(table, session, gm, alice, tamsin):
+    """The one-on-one panel's "every outcome" table is the same rounding of the same
+    exact odds (Boatcraft 17 against a resistance of 14)."""
+    contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "rating": "14"})
+    contest = table.act(
+        contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+    )
+    html = live.render_contest(contest, "spectator")
+    (rows,) = ONE_ON_ONE_ODDS.findall(html)
+    one_on_one = [(label, float(percent)) for label, percent in ROW.findall(rows)]
+    assert one_on_one == [(label, float(p)) for label, p in odds_table(17, 14)]
     assert [label for label, _ in one_on_one][3:6] == ["marginal victory", "tie", "marginal defeat"]
 
 

@@ -16,6 +16,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from characters.models import Ability, AbilityKind
+from contests import live
 from tests.table import ability
 
 from .table_seats import Seats
@@ -224,3 +225,34 @@ async def test_no_socket_gets_another_persons_forms(table, session, gm, alice, b
     # Each player has had forms of their own: a pick list of their own sheet.
     assert 'data-action="choose_ability"' in frames["alice"]
     assert 'data-action="choose_ability"' in frames["bob"]
+
+
+@pytest.mark.parametrize("visibility", ["open", "gm_hidden"])
+def test_each_copy_rendered_at_once_is_that_readers_panel(
+    table, session, gm, alice, bob, sheets, visibility
+):
+    """A broadcast renders the panel once with every reader's own parts (their forms,
+    their bar) in the same pass (`render_audiences`): each copy it puts together is the
+    panel that reader's page gets when it asks for the table's state, at every step of
+    every kind of contest, with the GM's rolls open or hidden."""
+    table.campaign.roll_visibility = visibility
+    table.campaign.save(update_fields=["roll_visibility"])
+    users = {"gm": gm, "alice": alice, "bob": bob}
+    seen_own = set()
+    for kind, framing, steps in scripts(table, sheets):
+        contest = frame(table, framing)
+        for who, action, rolls, data in [(None, None, (), {}), *steps]:
+            if who is not None:
+                contest = act(table, contest, users[who], action, rolls, data)
+            copies = live.render_audiences(contest)
+            where = f"{kind}, after {action or 'framing'}"
+            assert copies["gm"] == live.render_contest(contest, "gm"), where
+            assert copies[live.PUBLIC] == live.render_contest(contest, "spectator"), where
+            for name in ("alice", "bob"):
+                user = users[name]
+                mine = copies.get(live.own_copy(user.pk), copies[live.PUBLIC])
+                assert mine == live.render_contest(contest, "player", reader=user.pk), where
+                if live.own_copy(user.pk) in copies:
+                    seen_own.add(name)
+    # Both players had forms of their own, which only their copy holds.
+    assert seen_own == {"alice", "bob"}
