@@ -32,9 +32,22 @@ def audience_controls(
     cache = shared.setdefault("controls", {})
     if audience not in cache:
         if rows is None:
-            rows = contest_view(flow, audience, shared["sides"], shared["rows"])[1]["rows"]
+            rows = shared_view(flow, audience, shared)[1]["rows"]
         cache[audience] = _controls(flow, audience, shared, rows)
     return cache[audience]
+
+
+def shared_view(
+    flow: BaseFlow, audience: str, shared: dict[str, Any]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """`contest_view` for an audience, made once per rendering (`shared`): the GM's,
+    and the one every other reader gets (players and spectators see the same contest;
+    what differs between them is their forms)."""
+    views = shared.setdefault("views", {})
+    whose = "gm" if audience == "gm" else "others"
+    if whose not in views:
+        views[whose] = contest_view(flow, audience, shared["sides"], shared["rows"])
+    return views[whose]
 
 
 @dataclass

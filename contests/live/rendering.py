@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.template.loader import render_to_string
 
 from characters.models import CreationMethod
 from contests.templatetags.table_words import COPY_PART
+from questworlds_site.sql import PreparedRead
 
-from ..audience import contest_view, header
+from ..audience import header
 from ..broadcast import send_to_table_sync
 from ..choices import FRAME_CHOICES
 from ..core.actions import DECLARED_BY_NAME, SHEETS_KEPT, Pick
@@ -22,7 +24,7 @@ from ..core.table.base import Actor
 from ..core.table.long import LongFlow
 from ..events import visible
 from ..models import Contest, ContestEvent, ContestStatus
-from .controls import audience_controls, by_participant, cast_of, players_with_forms
+from .controls import audience_controls, by_participant, cast_of, players_with_forms, shared_view
 from .moves import Move, moves, waiting_on
 from .sheets import read_sheets
 
@@ -33,17 +35,24 @@ ADVERSITY_OPTIONS = tuple(s.value for s in ADVERSITY)
 FORTUNE_OPTIONS = tuple(s.value for s in FORTUNE)
 
 
+def _table_contests(campaign: int) -> QuerySet[Contest]:
+    """The campaign's contests, the open ones first, each group the latest first."""
+    over = Case(
+        When(status__in=[ContestStatus.FINISHED, ContestStatus.ABANDONED], then=Value(1)),
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+    return Contest.objects.filter(campaign_id=campaign).order_by(over, "-number")[:1]
+
+
+# Read on every page's reload of its sheet and every full state: built once (issue 29).
+_CURRENT = PreparedRead(_table_contests)
+
+
 def current_contest(campaign_id: int) -> Contest | None:
     """The contest on the table: the latest one not yet finished, else the latest."""
-    open_contest = (
-        Contest.objects.filter(campaign_id=campaign_id)
-        .exclude(status__in=[ContestStatus.FINISHED, ContestStatus.ABANDONED])
-        .order_by("-number")
-        .first()
-    )
-    if open_contest:
-        return open_contest
-    return Contest.objects.filter(campaign_id=campaign_id).order_by("-number").first()
+    found = _CURRENT.objects(campaign_id)
+    return found[0] if found else None
 
 
 def _shared_context(
@@ -142,7 +151,7 @@ def contest_context(
     if audience == "player" and reader not in players_with_forms(shared):
         audience = "spectator"  # the public copy
     # The templates get this audience's view, never the flow or its state (audience.py).
-    sides, view = contest_view(flow, audience, shared["sides"], shared["rows"])
+    sides, view = shared_view(flow, audience, shared)
     if audience == "gm":
         controls = audience_controls(flow, "gm", shared, view["rows"])
     elif audience == "player":
@@ -306,6 +315,9 @@ _COPY_PART = re.compile(COPY_PART.format(r"(\d+)"))
 
 
 def _same_view(one: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether two readers see the same contest (only the GM's view may differ)."""
+    if one["view"] is other["view"]:
+        return True
     return one["view"] == other["view"] and one["sides"] == other["sides"]
 
 

@@ -13,6 +13,7 @@ from characters.models import Character
 from characters.services import character_ability_add
 from contests.live.sheets import SHEET_COLUMNS, _sheets
 from questworlds_site.sql import PreparedRead
+from tests.table import ability
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +100,31 @@ def test_a_text_argument_is_compared_as_it_is(campaign, alice, tamsin):
     read = PreparedRead(lambda name: Character.objects.filter(name__contains=name))
     with pytest.raises(AssertionError, match="every argument"):
         read.rows("Tam")
+
+
+def test_the_contest_on_the_table_is_the_latest_open_one_else_the_latest(
+    table, session, gm, alice, tamsin
+):
+    """`current_contest` (one prepared read): the latest contest not yet finished; when
+    every one is, the latest; none before the first framing; never another campaign's."""
+    from contests.live import current_contest
+
+    campaign = table.campaign
+    river = {"name": "The Grey River", "level": "moderate"}
+    boatcraft = ability(tamsin, "Boatcraft").pk
+
+    def finish(contest):
+        contest = table.act(contest, alice, "choose_ability", side="pc", ability_id=boatcraft)
+        contest = table.act(contest, gm, "automatic_victory")
+        return table.act(contest, gm, "apply_consequences")
+
+    assert current_contest(campaign.pk) is None
+    first = table.frame("automatic", pc=tamsin, opponent=river)
+    assert current_contest(campaign.pk) == first
+    second = table.frame("automatic", pc=tamsin, opponent=river)
+    assert current_contest(campaign.pk) == second
+    assert finish(second).state["phase"] == "finished"
+    assert current_contest(campaign.pk) == first  # the open one, though older
+    finish(first)
+    assert current_contest(campaign.pk) == second  # all finished: the latest
+    assert current_contest(campaign.pk + 1000) is None
