@@ -4,7 +4,7 @@ copies a broadcast renders, and the broadcast after a contest's commit."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.template.loader import render_to_string
@@ -51,7 +51,7 @@ _CURRENT = PreparedRead(_table_contests)
 
 def current_contest(campaign_id: int) -> Contest | None:
     """The contest on the table: the latest one not yet finished, else the latest."""
-    found = _CURRENT.objects(campaign_id)
+    found = cast("list[Contest]", _CURRENT.objects(campaign_id))
     return found[0] if found else None
 
 
