@@ -3,17 +3,17 @@ campaign's sheets, NPC library and community draws (§2.3.2, §4, §8.2)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import F, OuterRef, QuerySet, Subquery
 
 from campaigns.models import Campaign, Session
 from characters.models import Ability, Character, Follower
 from characters.selectors import ability_rating, ability_states
 from questworlds_site.accounts.models import User
-from questworlds_site.sql import insert_family
+from questworlds_site.sql import PreparedRead, insert_family
 
 from ..core.rules import Rating, RulesError, quick_augment, resistance
 from ..core.table import flow_class
@@ -41,15 +41,52 @@ def _require_in_service(ability: Ability, owner: str) -> None:
         )
 
 
+def _locking_campaign(campaign: int, key: str) -> QuerySet[Campaign]:
+    return (
+        Campaign.objects.select_for_update()
+        .annotate(
+            open_session_id=Subquery(
+                Session.objects.filter(campaign=OuterRef("pk"), ended_at__isnull=True)
+                .order_by()
+                .values("pk")[:1]
+            ),
+            last_number=Subquery(
+                Contest.objects.filter(campaign=OuterRef("pk"))
+                .order_by("-number")
+                .values("number")[:1]
+            ),
+            framed_already=Subquery(
+                ContestEvent.objects.filter(
+                    contest__campaign=OuterRef("pk"), seq=1, idempotency_key=key
+                ).values("pk")[:1]
+            ),
+        )
+        .filter(pk=campaign)
+    )
+
+
+# A framing's reads, built once (issue 29): the campaign's lock, and each character.
+_CAMPAIGN_LOCK = PreparedRead(_locking_campaign)
+_CHARACTER = PreparedRead(
+    lambda character, campaign: Character.objects.filter(pk=character, campaign_id=campaign)[:1]
+)
+
+
+def _campaign_character(campaign_id: int, character_id: Any) -> Character | None:
+    """The campaign's character with this id (None: no such character there)."""
+    if type(character_id) is not int:  # no id names no character
+        if character_id is None:
+            return None
+        return Character.objects.filter(pk=character_id, campaign_id=campaign_id).first()
+    found = cast("list[Character]", _CHARACTER.objects(character_id, campaign_id))
+    return found[0] if found else None
+
+
 def _character_side(campaign: Campaign, raw: dict[str, Any], side: str) -> dict[str, Any]:
     """Fill a side from a character's sheet: name, player and the chosen ability."""
     character_id = raw.get("character_id")
     # No id names no character (the query would match none).
-    character = (
-        None
-        if character_id is None
-        else Character.objects.filter(pk=character_id, campaign=campaign).first()
-    )
+    character = _campaign_character(campaign.pk, character_id)
     if character is None:
         raise ContestError(f"the {side} side's character is not in this campaign")
     filled = {
@@ -300,34 +337,23 @@ def contest_frame(
     key = _check_key(idempotency_key)
     # The campaign locked with, in the same statement, its open session, its latest
     # contest's number and a framing done already with this key (a resend).
-    campaign = (
-        Campaign.objects.select_for_update()
-        .annotate(
-            open_session_id=Subquery(
-                Session.objects.filter(campaign=OuterRef("pk"), ended_at__isnull=True)
-                .order_by()
-                .values("pk")[:1]
-            ),
-            last_number=Subquery(
-                Contest.objects.filter(campaign=OuterRef("pk"))
-                .order_by("-number")
-                .values("number")[:1]
-            ),
-            framed_already=Subquery(
-                ContestEvent.objects.filter(
-                    contest__campaign=OuterRef("pk"), seq=1, idempotency_key=key
-                ).values("pk")[:1]
-            ),
-        )
-        .get(pk=campaign.pk)
+    # With its annotations (open_session_id, last_number, framed_already).
+    locked = cast("list[Any]", _CAMPAIGN_LOCK.objects(campaign.pk, key))
+    if not locked:
+        raise ContestError("there is no such campaign")
+    campaign = locked[0]
+    open_session_id, last_number, framed_already = (
+        locked[0].open_session_id,
+        locked[0].last_number,
+        locked[0].framed_already,
     )
     actor = actor_for(campaign, user)
     if not actor.is_gm:
         raise PermissionDenied("only the GM frames contests")
-    if campaign.framed_already is not None:
-        earlier = ContestEvent.objects.select_related("contest").get(pk=campaign.framed_already)
+    if framed_already is not None:
+        earlier = ContestEvent.objects.select_related("contest").get(pk=framed_already)
         return ActionResult(earlier.contest, earlier, created=False)
-    if campaign.open_session_id is None:
+    if open_session_id is None:
         raise ContestError("start a session first: every contest belongs to a session")
     if not isinstance(data, dict):
         raise ContestError("the framing must be an object")
@@ -376,8 +402,8 @@ def contest_frame(
         raise ContestError(str(error)) from None
     contest = Contest(
         campaign=campaign,
-        session_id=campaign.open_session_id,
-        number=(campaign.last_number or 0) + 1,
+        session_id=open_session_id,
+        number=(last_number or 0) + 1,
         kind=flow.kind,
         status=ContestStatus.RUNNING,
         prize=flow.state["prize"],
