@@ -19,15 +19,16 @@ PAGE_PING_SECONDS = 2.0
 # static/js/table.js reloads a player's own sheet ("My characters", GET table/me/, 250 ms
 # after the last trigger): after a step whose log entry does not say it kept every
 # sheet (`data-sheets="kept"`, from the action's declaration), on the pages of those
-# the panel names as playing in the contest (data-sheet-players); after a new contest
-# they play in, or any new contest while their sheet offers a pick. The page loads the
-# sheet once as it opens; the socket's first full state then adds nothing (the sheet was
-# drawn at that step): here that first full state stands for the page's own first load.
+# the panel names as playing in the contest (data-sheet-players); after a whole contest
+# that is not a framing (a resync) on those pages. A framing or a pick reloads no sheet:
+# the picks come with the panel (#my-picks). The page loads the sheet once as it opens;
+# the socket's first full state then adds nothing (the sheet was drawn at that step):
+# here that first full state stands for the page's own first load.
 SHEET_UNCHANGED_RE = re.compile(r'data-sheets="kept"')  # the step's log entry says so
 SHEET_PLAYERS_RE = re.compile(r'id="contest" [^>]*data-sheet-players="([\d ]*)"')
 APPENDED = 'hx-swap-oob="afterbegin:#roll-log"'
 SHEET_RELOAD_DELAY = 0.25
-PICK = b'class="pick"'
+FRAMING_RE = re.compile(r'id="contest" data-contest-id="\d*" data-seq="1"')
 
 
 class PageRecorder(Recorder):
@@ -44,7 +45,6 @@ class PageRecorder(Recorder):
         self.sheet_fetches = 0
         self.sheet_errors = 0
         self.opened: set[int] = set()  # pages whose sheet has been loaded
-        self.picking: set[int] = set()  # pages whose sheet offers a pick
 
     def on_message(self, client: Client, message: str | bytes, now: float) -> None:
         super().on_message(client, message, now)
@@ -58,7 +58,7 @@ class PageRecorder(Recorder):
             if SHEET_UNCHANGED_RE.search(message) or not mine:
                 return
         elif client.index in self.opened:
-            if not mine and client.index not in self.picking:
+            if not mine or FRAMING_RE.search(message):
                 return
         else:
             self.opened.add(client.index)  # the page's first load of its sheet
@@ -79,13 +79,9 @@ class PageRecorder(Recorder):
         if http is None:
             http = self.http[client.index] = Http(self.host, self.port, self.keys[client.index])
         try:
-            status, body = await http.request("GET", f"/campaigns/{client.table}/table/me/")
+            status, _ = await http.request("GET", f"/campaigns/{client.table}/table/me/")
         except (OSError, asyncio.IncompleteReadError):
-            status, body = 0, b""
-        if PICK in body:
-            self.picking.add(client.index)
-        else:
-            self.picking.discard(client.index)
+            status = 0
         self.sheet_fetches += 1
         if status != 200:
             self.sheet_errors += 1

@@ -10,7 +10,6 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user, role_in_campaign
@@ -59,10 +58,12 @@ def table(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
 @require_GET
 def table_me(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     """A player's own characters at the table (issue 15): hero points, conditions with
-    what they do, and the abilities, each one click to use when the table waits on
-    this player to choose one. Reloaded by the page after a change at the table that
-    can change it (static/js/table.js), so read as rows: who may see it, the
-    characters, their abilities, their active conditions and the contest (issue 16)."""
+    what they do, and the abilities. Reloaded by the page after a change at the table
+    that can change it (static/js/table.js), so read as rows: who may see it, the
+    characters, their abilities, their active conditions and the contest (issue 16).
+    The abilities the table waits on them to pick, one click each, come with their copy
+    of the panel (`live.render_audiences`), not from here: a pick or a framing changes
+    no sheet."""
     role = role_in_campaign(request.user, campaign_id)  # members only (404 otherwise)
     characters, ability_rows, condition_rows = my_sheets(campaign_id, request.user.pk)
     ids = [pk for pk, _, _ in characters]
@@ -85,19 +86,18 @@ def table_me(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
         )
         label = Condition.State(code).label
         conditions[character_id].append({"label": label, "effect": effect})
+    # The step the sheet was drawn at: the page reloads it after a reconnect unless the
+    # contest shown is still at that step (static/js/table.js).
     contest = live.current_contest(campaign_id)
-    picks = live.ability_picks(contest, request.user.pk, ids)
     cards = [
         {
             "character": {"id": pk, "name": name, "hero_points": hero_points},
             "conditions": conditions[pk],
             "abilities": abilities[pk],
-            "pick": picks.get(pk),
         }
         for pk, name, hero_points in characters
     ]
-    act_url = reverse("table_act", args=[campaign_id])  # once, not per ability
-    context = {"cards": cards, "role": role, "contest": contest, "act_url": act_url}
+    context = {"cards": cards, "role": role, "contest": contest}
     return render(request, "contests/_my_character.html", context)
 
 

@@ -35,7 +35,7 @@ from .advancement import (
     character_step_undo,
     hero_point_spend_locked,
 )
-from .base import error_lines, locked_character
+from .base import error_lines, locked_character, sheet_changed
 from .conditions import (
     character_condition_apply,
     character_condition_clear,
@@ -82,7 +82,6 @@ __all__ = [
     "character_condition_apply",
     "character_condition_clear",
     "character_condition_heal",
-    "character_wherewithal",
     "character_conditions_wane",
     "character_create",
     "character_creation_finish",
@@ -98,13 +97,15 @@ __all__ = [
     "character_retainer_promote",
     "character_session_end",
     "character_session_start",
-    "character_sidekick_raise",
     "character_sidekick_lose",
+    "character_sidekick_raise",
     "character_sidekick_replace",
     "character_sidekick_set",
     "character_step_undo",
+    "character_wherewithal",
     "error_lines",
     "hero_point_spend_locked",
     "locked_character",
+    "sheet_changed",
     "undoable_step",
 ]

@@ -14,7 +14,6 @@ from .chat import broadcast_chat, chat_context, render_chat
 from .controls import players_with_forms
 from .rendering import (
     PUBLIC,
-    ability_picks,
     broadcast_contest,
     contest_context,
     copy_for,
@@ -28,7 +27,6 @@ from .rendering import (
 
 __all__ = [
     "PUBLIC",
-    "ability_picks",
     "broadcast_chat",
     "broadcast_contest",
     "chat_context",

@@ -108,6 +108,9 @@ def _shared_context(
             pk for pk, c in seen.items() if c.creation_method == CreationMethod.AS_YOU_GO
         },
         "sheet_players": _players_in(flow),
+        # The characters and sheets read, for a player's picks beside their sheet.
+        "characters": seen,
+        "sheets": sheets,
     }
 
 
@@ -231,8 +234,15 @@ def render_contest(
     if shared is None:
         shared = {}
     context = {**contest_context(contest, audience, shared, reader=reader), "oob": oob}
-    panel = render_to_string("contests/table.html#panel_and_bar", context)
-    return panel + _log_html(shared, context, audience, new_event)
+    panel: str = render_to_string("contests/table.html#panel_and_bar", context)
+    panel += _log_html(shared, context, audience, new_event)
+    if audience == "gm":
+        return panel
+    if contest is None:
+        return panel + render_to_string("contests/_my_character.html#picks", {"oob": True})
+    # A player's own picks, or (spectators, a player with no forms now) none.
+    own = reader if context["audience"] == "player" else None
+    return panel + _picks_html(contest, shared, own)
 
 
 def _log_html(
@@ -306,8 +316,11 @@ def render_audiences(
             copies[key] = "".join(
                 parts[int(piece)][key] if i % 2 else piece for i, piece in enumerate(pieces)
             )
-    for key, (audience, _) in readers.items():
+    for key, (audience, reader) in readers.items():
         copies[key] += _log_html(shared, {**contexts[key], "oob": True}, audience, new_event)
+        if audience != "gm":
+            # Each player's picks beside their sheet; the public copy clears them.
+            copies[key] += _picks_html(contest, shared, reader)
     return copies
 
 
@@ -350,18 +363,19 @@ def broadcast_contest(contest: Contest, event: ContestEvent, flow: BaseFlow | No
     )
 
 
-def ability_picks(
-    contest: Contest | None, user_id: int, character_ids: list[int]
-) -> dict[int, dict[str, Any]]:
-    """For each of a player's characters the table waits on to choose an ability now:
-    the form's fixed fields (action, contest, the side or participant), so the sheet at
-    the table can offer each ability as one click. No step number: the page keeps the
-    sheet through steps that change no sheet, and the flow itself refuses a pick that no
+def _picks_of(contest: Contest, shared: dict[str, Any], user_id: int) -> list[dict[str, Any]]:
+    """For each of a player's characters the table waits on to choose an ability now,
+    the sheet's abilities as one click each (`contests/_my_character.html#picks`): the
+    form's fixed fields (the contest, the side or participant) and the abilities from
+    the sheets the panel read. No step number: the flow itself refuses a pick that no
     longer fits (the holder has chosen, the contest has ended)."""
-    if contest is None or not character_ids:
-        return {}
-    flow = load_flow(contest.state)
-    actor = Actor(user_id=user_id, role="player", character_ids=frozenset(character_ids))
+    mine = frozenset(
+        pk for pk, character in shared["characters"].items() if character.player_id == user_id
+    )
+    if not mine:
+        return []
+    flow = shared["flow"]
+    actor = Actor(user_id=user_id, role="player", character_ids=mine)
     picks: dict[int, dict[str, Any]] = {}
     for action in flow.available_actions(actor):
         holder = action.input(flow.KEY)
@@ -370,14 +384,29 @@ def ability_picks(
         for option in holder.choices:
             record = flow.holder(option.value)
             character_id = record.get("character_id")
-            if character_id in character_ids and not record.get("ability"):
+            if character_id in mine and not record.get("ability"):
                 picks[character_id] = {
+                    "character_id": character_id,
                     "contest": contest.pk,
                     "key": flow.KEY,
                     "value": option.value,
                     "name": record.get("name", ""),
+                    "abilities": shared["sheets"].get(character_id, []),
                 }
-    return picks
+    return list(picks.values())
+
+
+def _picks_html(contest: Contest, shared: dict[str, Any], user_id: int | None) -> str:
+    """A player's picks (`_picks_of`; none for a reader with no forms now), swapped in
+    out of band beside the sheet at the table."""
+    picks = [] if user_id is None else _picks_of(contest, shared, user_id)
+    if not picks and "no_picks" in shared:
+        return shared["no_picks"]
+    context = {"picks": picks, "oob": True, "act_url": shared["header"].act_url}
+    html = render_to_string("contests/_my_character.html#picks", context)
+    if not picks:
+        shared["no_picks"] = html
+    return html
 
 
 def render_error(text: str, kind: str = "error") -> str:

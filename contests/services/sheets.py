@@ -218,7 +218,7 @@ def _sheet_ability(
         if character.player_id != user.pk and contest.campaign.gm_id != user.pk:
             raise ContestError(f"only {character.name}'s player or the GM can add abilities")
         try:
-            return character_services.character_ability_add(
+            added = character_services.character_ability_add(
                 character=character,
                 actor=user,
                 name=str(data["new_ability"])[:120],
@@ -227,6 +227,10 @@ def _sheet_ability(
         except (ValidationError, ValueError, TypeError) as error:
             messages = getattr(error, "messages", [str(error)])
             raise ContestError("; ".join(messages)) from None
+        # The only way a pick changes a sheet: the player's open pages reload theirs
+        # (a pick is otherwise `sheets=False`: its offer comes with the panel).
+        character_services.sheet_changed(character)
+        return added
     ability = (
         None
         if ability_id is None

@@ -173,11 +173,11 @@
   document.body.addEventListener("htmx:wsAfterMessage", update);
   document.body.addEventListener("htmx:afterSettle", update);
   // A player's own sheet at the table reloads after a change of the contest that can
-  // change it (hero points, conditions, which ability the table waits on them to pick),
-  // and only on the pages of those who play a character in it (the panel's
-  // data-sheet-players): a step other than those that change no sheet; a new contest
-  // they play in, or any new contest while their sheet still offers a pick for the old
-  // one. After the socket (re)connects, its first whole contest reloads the sheet unless
+  // change it (hero points, conditions), and only on the pages of those who play a
+  // character in it (the panel's data-sheet-players): a step other than those that
+  // change no sheet. A framing or a pick changes none: the abilities the table waits
+  // on the player to pick come with their copy of the panel (#my-picks). After the
+  // socket (re)connects, or a resync, its first whole contest reloads the sheet unless
   // the sheet was drawn at that very step (data-sheet-at, the page's first load).
   // The new log entry says whether the step may have changed a sheet (from the action's
   // declaration, contests/core/actions/models.py).
@@ -217,8 +217,10 @@
         return;
       }
       if (drawn && at && drawn.dataset.sheetAt === at[1] + ":" + at[2]) return;
-      const picking = document.querySelector("#my-character form.pick");
-      if (!reconnected && players && !mine && !picking) return;
+      // A framing changes no sheet: the picks it asks of this player come with it
+      // (#my-picks, in their copy of the panel), as the clearing of any old ones does.
+      if (!reconnected && at && at[2] === "1") return;
+      if (!reconnected && players && !mine) return;
     }
     document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
   });

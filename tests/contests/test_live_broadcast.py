@@ -3,6 +3,8 @@ entry (the log whole only for a new contest), and an action stays within its que
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from contests import live
@@ -52,7 +54,7 @@ def test_framing_sends_the_log_whole_and_each_action_only_its_entry(
         assert 'data-seq="2"' in html  # the panel, with the step the page is at
         assert 'id="roll-log"' not in html
         assert html.count('hx-swap-oob="afterbegin:#roll-log"') == 1
-        assert '<li data-seq="2" data-type="choose_ability" data-sheets="may-change">' in html
+        assert '<li data-seq="2" data-type="choose_ability" data-sheets="kept">' in html
         assert "Tamsin uses Boatcraft (17)" in html
 
 
@@ -61,8 +63,8 @@ def test_each_entry_says_whether_a_sheet_may_have_changed(
 ):
     """The pages reload a player's sheet after a step that may have changed it and after
     no other (static/js/table.js): the new entry says which, from the action's
-    declaration. A tactic and a roll change no sheet; a pick (the sheet offered it)
-    and a hero point (spent from it) do."""
+    declaration. A tactic, a roll and a pick change no sheet (the picks the table asks
+    for come with the panel); a hero point (spent from it) does."""
     contest = frame(table, tamsin)
     steps = [
         (gm, "set_tactic", {"side": "pc", "tactic": "Pole along the shallows"}, "kept"),
@@ -70,7 +72,7 @@ def test_each_entry_says_whether_a_sheet_may_have_changed(
             alice,
             "choose_ability",
             {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk},
-            "may-change",
+            "kept",
         ),
         (gm, "roll", {}, "kept"),
         (alice, "hero_point", {"side": "pc"}, "may-change"),
@@ -84,6 +86,57 @@ def test_each_entry_says_whether_a_sheet_may_have_changed(
         }
         for entry in entries.values():
             assert f'data-type="{action}" data-sheets="{sheets}"' in entry, action
+
+
+PICKS = re.compile(r'<div id="my-picks"[^>]*hx-swap-oob="true">(.*?)</div>', re.S)
+
+
+def test_the_picks_the_table_waits_on_come_with_each_players_copy(
+    table, session, gm, alice, tamsin, sent, django_capture_on_commit_callbacks
+):
+    """The abilities the table waits on a player to pick, one click each beside their
+    sheet, come with their own copy of the panel: the public copy clears them, the GM's
+    has none. So a framing and a pick reload no sheet."""
+    with django_capture_on_commit_callbacks(execute=True):
+        contest = frame(table, tamsin)
+    copies = sent[-1]["html"]
+    (alices,) = PICKS.findall(copies[f"player:{alice.pk}"])
+    assert "pick the ability Tamsin uses" in alices
+    assert "Use Boatcraft 17" in alices and "Use Sharp eyes 15" in alices
+    assert PICKS.findall(copies["public"]) == [""]
+    assert "my-picks" not in copies["gm"]
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(
+            contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+        )
+    copies = sent[-1]["html"]
+    mine = copies.get(f"player:{alice.pk}", copies["public"])
+    assert PICKS.findall(mine) == [""]  # her pick is made: the buttons go
+    # The same on a reload of the panel (a reconnect, a refused action's answer).
+    assert PICKS.findall(live.render_contest(contest, "player", reader=alice.pk)) == [""]
+
+
+def test_an_ability_added_as_it_is_chosen_reloads_its_players_sheet(
+    table, session, gm, alice, tamsin, sent, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A pick changes no sheet, but one that adds the ability it names (§3.1) does:
+    that player's pages are told to reload their sheet (`table.sheet`); a pick of an
+    ability already on the sheet tells them nothing."""
+    from contests import broadcast
+
+    told: list[dict] = []
+    monkeypatch.setattr(broadcast, "send_to_table_sync", lambda _id, message: told.append(message))
+    contest = frame(table, tamsin)
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(contest, alice, "choose_ability", side="pc", new_ability="Swim", rating="14")
+    assert tamsin.abilities.filter(name="Swim").exists()
+    assert told == [{"type": "table.sheet", "user_id": alice.pk}]
+    table.act(contest, gm, "undo")
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(
+            contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Swim").pk
+        )
+    assert told == [{"type": "table.sheet", "user_id": alice.pk}]  # nothing more
 
 
 def test_a_hidden_gm_roll_is_only_in_the_gm_entry(

@@ -180,7 +180,9 @@ def test_a_player_uses_a_sidekicks_ability_from_the_sheet_at_the_table(
 ):
     contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
     client.force_login(alice)
-    me = client.get(reverse("table_me", args=[table.campaign.pk])).content.decode()
+    # The picks beside her sheet come with her copy of the panel.
+    me = render_contest(contest, "player", reader=alice.pk)
+    me = me[me.index('<div id="my-picks"') :]
     forms = re.findall(r"<form .*?</form>", me, re.S)
     tracking = next(f for f in forms if "Use Tracking (Rex, sidekick) 18" in f)
     fields = {**fields_of(tracking), "key": "sidekick-pick"}

@@ -178,7 +178,7 @@ def play_a_contest_scanning_each_phase(scan: Scan, gm, alice, sam, table: str) -
         name="The flood", level="Moderate",
     )  # fmt: skip
     phase(1, "framed (choosing an ability)")
-    alice.locator("#my-character").get_by_role("button", name="Use River Guide 3M").click()
+    alice.locator("#my-picks").get_by_role("button", name="Use River Guide 3M").click()
     phase(2, "ready to roll", ("sam", sam))
     gm.locator("#your-move").get_by_role("button", name="Roll", exact=True).click()
     phase(3, "rolled")

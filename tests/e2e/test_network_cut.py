@@ -224,7 +224,7 @@ def test_a_page_back_from_a_drop_shows_what_a_fresh_page_shows(table_server, peo
         relay.restore()
         for page in (gm, alice):
             expect(page.locator("#connection-status")).to_have_text("Connected", timeout=20_000)
-        same_as_a_fresh_page(alice, base, campaign_id, (*REGIONS, "my-character"))
+        same_as_a_fresh_page(alice, base, campaign_id, (*REGIONS, "my-character", "my-picks"))
         same_as_a_fresh_page(gm, base, campaign_id, (*REGIONS, "frame-panel"))
         expect(alice.locator("form[data-chat-form]")).to_have_count(0)
         expect(gm.locator("#frame-panel")).to_contain_text("Start a session before framing")
@@ -239,7 +239,7 @@ def test_a_page_back_from_a_drop_shows_what_a_fresh_page_shows(table_server, peo
         relay.restore()
         for page in (gm, alice):
             expect(page.locator("#connection-status")).to_have_text("Connected", timeout=20_000)
-        same_as_a_fresh_page(alice, base, campaign_id, (*REGIONS, "my-character"))
+        same_as_a_fresh_page(alice, base, campaign_id, (*REGIONS, "my-character", "my-picks"))
         same_as_a_fresh_page(gm, base, campaign_id, (*REGIONS, "frame-panel"))
         expect(alice.locator("form[data-chat-form]")).to_be_visible()
         expect(gm.get_by_role("button", name="Frame it")).to_be_visible()

@@ -91,13 +91,14 @@ def test_each_person_sees_whose_move_it_is_and_plays_from_the_bar(browser, table
     shoot(pages, "1-framed")
     assert no_sideways_scroll(bob)
 
-    # Her own sheet at the table: hero points, and each ability one click to use now.
+    # Her own sheet at the table: hero points; beside it, each ability one click to use.
     mine = alice.locator("#my-character")
     expect(mine).to_contain_text("Tamsin Reedwalker")
     expect(mine).to_contain_text("hero point")
-    mine.get_by_role("button", name="Use River Guide 3M").click()
+    picks = alice.locator("#my-picks")
+    picks.get_by_role("button", name="Use River Guide 3M").click()
     wait_seq(everyone, 2)
-    expect(mine.get_by_role("button", name="Use River Guide 3M")).to_have_count(0)
+    expect(picks.get_by_role("button", name="Use River Guide 3M")).to_have_count(0)
 
     # Now the GM rolls: the bar says so, and offers the button.
     assert my_move(gm) == ["Your move: roll"]

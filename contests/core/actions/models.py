@@ -411,6 +411,9 @@ DECLARED: tuple[Declared, ...] = (
         "choose_ability",
         ChooseAbility,
         "chose an ability",
+        # An ability added as it is chosen (§3.1) reloads its player's sheet apart
+        # (contests/services/sheets.py); the pick's offer comes with the panel.
+        sheets=False,
         place=Place.HOLDER,
         pick=Pick.ABILITY,
         completed=CompletedChooseAbility,
