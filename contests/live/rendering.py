@@ -20,7 +20,6 @@ from ..core.actions import DECLARED_BY_NAME, SHEETS_KEPT, Pick
 from ..core.rules import ADVERSITY, FORTUNE
 from ..core.rules.odds import outcome_percentages
 from ..core.table import SIDES, BaseFlow, GroupFlow, load_flow
-from ..core.table.base import Actor
 from ..core.table.long import LongFlow
 from ..events import visible
 from ..models import Contest, ContestEvent, ContestStatus
@@ -108,8 +107,7 @@ def _shared_context(
             pk for pk, c in seen.items() if c.creation_method == CreationMethod.AS_YOU_GO
         },
         "sheet_players": _players_in(flow),
-        # The characters and sheets read, for a player's picks beside their sheet.
-        "characters": seen,
+        # The sheets read, for a player's picks beside their sheet.
         "sheets": sheets,
     }
 
@@ -369,15 +367,16 @@ def _picks_of(contest: Contest, shared: dict[str, Any], user_id: int) -> list[di
     form's fixed fields (the contest, the side or participant) and the abilities from
     the sheets the panel read. No step number: the flow itself refuses a pick that no
     longer fits (the holder has chosen, the contest has ended)."""
-    mine = frozenset(
-        pk for pk, character in shared["characters"].items() if character.player_id == user_id
-    )
-    if not mine:
-        return []
     flow = shared["flow"]
-    actor = Actor(user_id=user_id, role="player", character_ids=mine)
+    mine = set(shared["cast"]["players"].get(user_id, ()))
+    # The actions the panel offers this player already (their forms): not asked again.
+    offered = {
+        id(c.action): c.action
+        for c in audience_controls(flow, "player", shared, None)
+        if c.for_user == user_id
+    }
     picks: dict[int, dict[str, Any]] = {}
-    for action in flow.available_actions(actor):
+    for action in offered.values():
         holder = action.input(flow.KEY)
         if DECLARED_BY_NAME[action.action].pick is not Pick.ABILITY or holder is None:
             continue
