@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic.functional_validators import PlainValidator
+from pydantic.functional_validators import AfterValidator, PlainValidator
 from pydantic_core import PydanticCustomError
 
 from .. import numbers
@@ -194,5 +194,25 @@ def _names(value: Any, info: Any) -> str | list[str]:
 Names = Annotated[str | list[str], PlainValidator(_names)]
 
 ShortText = Annotated[str, Text(40)]
+
+# The states a message may name (the GM's for a participant without a sheet).
+MAX_STATES_SENT = 20
+
+
+def _states(value: list[str], info: Any) -> list[str]:
+    """States stack, however many a character holds (R10): only a message (parsed with
+    a context, `parse`) is bounded. The states the server reads from a sheet, in a
+    completed action or a stored row read back, are as many as the sheet holds."""
+    if getattr(info, "context", None) is not None and len(value) > MAX_STATES_SENT:
+        raise _fail(
+            "too_long",
+            "List should have at most {max_length} items after validation, not {actual_length}",
+            max_length=MAX_STATES_SENT,
+            actual_length=len(value),
+        )
+    return value
+
+
+States = Annotated[list[ShortText], AfterValidator(_states)]
 Side = Annotated[str, OneOf(SIDES)]
 Level = Annotated[str, OneOf(RESISTANCE_LEVELS, normalise_level)]

@@ -30,6 +30,7 @@ from .fields import (
     RatingValue,
     ShortText,
     Side,
+    States,
     Text,
     Whole,
 )
@@ -58,7 +59,7 @@ class SheetChoice(Holder):
     ability_id: Id | None = None
     new_ability: Name | None = None
     rating: RatingValue | None = None
-    states: Annotated[list[ShortText], Field(max_length=20)] | None = None
+    states: States | None = None
 
 
 class PartyRef(Data):
@@ -274,7 +275,7 @@ class Join(Data):
     rating: RatingValue | None = None
     level: Level | None = None
     npc_id: Id | None = None
-    states: Annotated[list[ShortText], Field(max_length=20)] | None = None
+    states: States | None = None
     role: Annotated[str, OneOf(ROLES)] | None = None
     owner: Name | None = None
 
