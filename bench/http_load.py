@@ -335,6 +335,22 @@ async def measure(
                 f"delivered {step['delivered_per_s']}/s, met {step['met']}, "
                 f"server CPU {step['server_cpu_ms_per_action']} ms an action"
             )
+            if not step["met"]:
+                # One window of ~100 steps misses p99 on a single stall of this shared
+                # machine (its steal time): a rate counts as missed when a second window,
+                # once the server has worked off the first one's backlog, misses it too.
+                # The same for the app and the stack's floor.
+                log("    missed: once the server settles, trying the rate again")
+                await _settled(pids)
+                again = await offered_rate(
+                    playing, recorder, sockets_of, rate, params["step_seconds"]
+                )
+                log(
+                    f"    again: p50 {again['p50_ms']} ms, p99 {again['p99_ms']} ms, "
+                    f"met {again['met']}"
+                )
+                step["again"] = {k: again[k] for k in ("p50_ms", "p99_ms", "met", "lost")}
+                step["met"] = again["met"]
             steps.append(step)
             if not step["met"]:
                 break

@@ -158,4 +158,19 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
             assert step["actions"] > 0 and step["samples"] == step["actions"], step
             assert step["http_errors"] == {} and step["unanswered"] == 0, step
             assert step["lost"] == step["duplicated"] == step["out_of_order"] == 0, step
+    # Each topology's app against its floor, as issue 29's ratios (the floor measured
+    # right after the app on it): CPU per action and p50 at the light rate, capacity.
+    for topology, measured in figures["capacity"].items():
+        ratios = figures["against_floor"][topology]
+        light, floor_light = measured["light_load"], floor[topology]["light_load"]
+        cpu = light["server_cpu_ms_per_action"] / floor_light["server_cpu_ms_per_action"]
+        assert ratios["cpu_per_action"] == round(cpu, 2), ratios
+        assert ratios["p50"] == round(light["p50_ms"] / floor_light["p50_ms"], 2), ratios
+        assert ratios["met"]["cpu_per_action"] == (ratios["cpu_per_action"] <= 1.5), ratios
+        capacities = measured["capacity_per_s"], floor[topology]["capacity_per_s"]
+        if all(capacities):
+            assert ratios["capacity"] == round(capacities[0] / capacities[1], 2), ratios
+            assert ratios["met"]["capacity"] == (ratios["capacity"] >= 0.7), ratios
+        else:
+            assert ratios["capacity"] is None and ratios["met"]["capacity"] is False, ratios
     assert _number(figures["bare_websockets"]["p50_ms"])
