@@ -40,12 +40,14 @@ def _table_context(campaign, role: str, user) -> dict:
     contest = live.current_contest(campaign.pk)
     characters = panels.campaign_characters(campaign)
     mine = [c for c in characters if c.player_id == user.pk]
+    table = live.contest_context(contest, role, reader=user.pk)
     return {
         **panels.chat_panel_context(campaign, role, user, mine),
         **(panels.frame_panel_context(campaign, characters) if role == "gm" else {}),
         "characters": characters,
         "new_key": uuid.uuid4().hex,
-        **live.contest_context(contest, role, reader=user.pk),
+        **table,
+        **live.page_fragments(table),
     }
 
 

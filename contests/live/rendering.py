@@ -8,9 +8,9 @@ from typing import Any, cast
 
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
 from characters.models import CreationMethod
-from contests.templatetags.table_words import COPY_PART
 from questworlds_site.sql import PreparedRead
 
 from ..audience import header
@@ -23,6 +23,7 @@ from ..core.table import SIDES, BaseFlow, GroupFlow, load_flow
 from ..core.table.long import LongFlow
 from ..events import visible
 from ..models import Contest, ContestEvent, ContestStatus
+from . import engine
 from .controls import audience_controls, by_participant, cast_of, players_with_forms, shared_view
 from .moves import Move, moves, waiting_on
 from .sheets import read_sheets
@@ -232,12 +233,12 @@ def render_contest(
     if shared is None:
         shared = {}
     context = {**contest_context(contest, audience, shared, reader=reader), "oob": oob}
-    panel: str = render_to_string("contests/table.html#panel_and_bar", context)
+    panel = engine.panel_and_bar({**context, "reader": context})
     panel += _log_html(shared, context, audience, new_event)
     if audience == "gm":
         return panel
     if contest is None:
-        return panel + render_to_string("contests/_my_character.html#picks", {"oob": True})
+        return panel + engine.render("picks.jinja", {"picks": [], "oob": True})
     # A player's own picks, or (spectators, a player with no forms now) none.
     own = reader if context["audience"] == "player" else None
     return panel + _picks_html(contest, shared, own)
@@ -255,11 +256,22 @@ def _log_html(
     whose = "gm" if audience == "gm" else "others"
     if whose not in logs:
         if new_event is None:
-            logs[whose] = render_to_string("contests/table.html#log", context)
+            logs[whose] = engine.log(context["events"], oob=context.get("oob", False))
         else:
-            entry = _log_entry(new_event, audience)
-            logs[whose] = render_to_string("contests/table.html#log_append", {"event": entry})
+            logs[whose] = engine.log_append(_log_entry(new_event, audience))
     return logs[whose]
+
+
+def page_fragments(context: dict[str, Any]) -> dict[str, SafeString]:
+    """The bar, the contest panel and the roll log as the table page shows them when it
+    opens (templates/contests/table.html), for the reader of `context`
+    (`contest_context`)."""
+    page = {**context, "oob": False, "reader": context}
+    return {
+        "bar_html": engine.render("bar.jinja", page),
+        "contest_html": engine.render("contest.jinja", page),
+        "log_html": engine.log(context["events"], oob=False),
+    }
 
 
 # The public copy of a broadcast, and the key of each player's own (`render_audiences`).
@@ -309,7 +321,7 @@ def render_audiences(
             "copies": {key: contexts[key] for key in group},
             "copy_parts": parts,
         }
-        pieces = _COPY_PART.split(render_to_string("contests/table.html#panel_and_bar", context))
+        pieces = _COPY_PART.split(engine.panel_and_bar(context))
         for key in group:
             copies[key] = "".join(
                 parts[int(piece)][key] if i % 2 else piece for i, piece in enumerate(pieces)
@@ -322,7 +334,7 @@ def render_audiences(
     return copies
 
 
-_COPY_PART = re.compile(COPY_PART.format(r"(\d+)"))
+_COPY_PART = re.compile(engine.COPY_PART.format(r"(\d+)"))
 
 
 def _same_view(one: dict[str, Any], other: dict[str, Any]) -> bool:
@@ -402,7 +414,7 @@ def _picks_html(contest: Contest, shared: dict[str, Any], user_id: int | None) -
     if not picks and "no_picks" in shared:
         return shared["no_picks"]
     context = {"picks": picks, "oob": True, "act_url": shared["header"].act_url}
-    html = render_to_string("contests/_my_character.html#picks", context)
+    html = engine.render("picks.jinja", context)
     if not picks:
         shared["no_picks"] = html
     return html

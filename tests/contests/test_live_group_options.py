@@ -251,7 +251,7 @@ def test_an_augment_raises_one_participants_tn_and_turns_the_outcome(
         "20",
         "17 +3 (quick augment: Tamsin's Sharp eyes) = 20",
     )
-    assert "17 +3 (quick augment: Tamsin&#x27;s Sharp eyes) = 20" in live.render_contest(
+    assert "17 +3 (quick augment: Tamsin&#39;s Sharp eyes) = 20" in live.render_contest(
         contest, "player", reader=alice.pk
     )
     table.refused(
