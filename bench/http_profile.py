@@ -57,7 +57,9 @@ def profiled(pid: int, seconds: float, work: Path):
 
 
 PROFILE_GROUPS = (
-    ("template rendering", ("django/template/", "template_partials")),
+    # Django's templates, and the table's live fragments in Jinja2 (contests/live/engine.py):
+    # its compiled templates' frames are the .jinja files themselves.
+    ("template rendering", ("django/template/", "template_partials", "jinja2/", ".jinja")),
     ("ORM query building", ("django/db/models/", "django/db/backends/")),
     ("database I/O (psycopg)", ("psycopg",)),
     ("channel layer and Redis", ("channels_redis", "redis/", "msgpack")),
