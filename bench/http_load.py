@@ -1,6 +1,7 @@
 """The browsers'-path benchmark's load and measurement: actions offered at a rate and
-tallied, the PostgreSQL connections watched, one topology (1 process, or N behind nginx)
-measured rate by rate, and the stack's floor measured the same way."""
+tallied, the PostgreSQL connections watched, a topology's pages at their tables
+(`prepare`) and its ladder of rates (`ladder`), taken in turns with the stack's floor
+(`Turns`; the topologies themselves: http_topology.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.liveserver import app_process, nginx_balancer
-
 from .http_client import Http
 from .http_cycle import CYCLE, Playing, advance, play_step
 from .http_pages import PAGE_PING_SECONDS, PageRecorder
@@ -25,7 +24,7 @@ from .table_clients import Action, Client, Recorder, _table_clients, close_clien
 from .table_common import LOST_AFTER_S, BenchError, latency_figures, log
 from .table_data import Table
 from .table_scenarios import _page_heartbeats
-from .table_system import CpuMeter, cpu_by_program
+from .table_system import cpu_by_program
 
 # The benchmark's targets: each offered rate is judged against the p99 here, the whole run
 # (bench.http_path) against the rest.
@@ -202,10 +201,12 @@ SPREADING_AT_ONCE = 6
 
 
 class PostgresWatch:
-    """The most connections to one database seen at once (pg_stat_activity, 10 Hz)."""
+    """The most connections to one database seen at once (pg_stat_activity, 10 Hz), of
+    the clients named `application` (all with "")."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(self, database_url: str, application: str = "") -> None:
         self.url, self.name = database_url, urllib.parse.urlsplit(database_url).path.lstrip("/")
+        self.application = application
         self.most, self.stopping = 0, threading.Event()
         self.thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -215,9 +216,9 @@ class PostgresWatch:
         with psycopg.connect(self.url, autocommit=True) as connection:
             while not self.stopping.wait(0.1):
                 row = connection.execute(
-                    "SELECT count(*) FROM pg_stat_activity"
-                    " WHERE datname = %s AND pid <> pg_backend_pid()",
-                    (self.name,),
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+                    " AND pid <> pg_backend_pid() AND (%s = '' OR application_name = %s)",
+                    (self.name, self.application, self.application),
                 ).fetchone()
                 self.most = max(self.most, row[0])
 
@@ -233,18 +234,75 @@ class PostgresWatch:
 # --- A whole measurement on one topology ----------------------------------------------------
 
 
-async def measure(
+class Turns:
+    """The app and its floor measured in turns, rate by rate (bench.http_path): this
+    shared machine's speed drifts by several times within minutes, so each of the app's
+    steps is compared with the floor's taken right after it. Only the side whose turn it
+    is offers actions and has its pages ping (the other's are hidden tabs: open, quiet).
+    With one side, it is always its turn."""
+
+    def __init__(self, sides: tuple[str, ...]) -> None:
+        self.sides, self.turn, self.done = sides, sides[0], set[str]()
+        self.changed = asyncio.Event()
+
+    def active(self, side: str) -> bool:
+        return self.turn == side
+
+    def _next(self, side: str) -> None:
+        others = [s for s in self.sides if s != side and s not in self.done]
+        if others:
+            self.turn = others[0]
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    @contextlib.asynccontextmanager
+    async def of(self, side: str, pids: list[int]):
+        """This side's turn: wait for it; at its end, wait until the side's server has
+        worked off its backlog, then hand the turn on."""
+        while self.turn != side:
+            await self.changed.wait()
+        try:
+            yield
+        finally:
+            await _settled(pids)
+            self._next(side)
+
+    def finish(self, side: str) -> None:
+        self.done.add(side)
+        if self.turn == side:
+            self._next(side)
+
+
+@dataclass
+class Session:
+    """One topology's pages at their tables: the sockets, the two actors' browsers, what
+    the pages received, and their heartbeat."""
+
+    pids: list[int]
+    sockets: list[Client]
+    recorder: PageRecorder
+    sockets_of: dict[int, list[Client]]
+    playing: list[Playing]
+    progress: dict[int, int]
+    pinging: asyncio.Task | None = None
+    turns: Turns | None = None
+    side: str = "app"
+
+    def pings(self) -> bool:
+        """Whether the pages ping now: always, but while the other side's turn lasts."""
+        return self.turns is None or self.turns.active(self.side)
+
+
+async def prepare(
     host: str,
     port: int,
     tables: list[Table],
     owned: dict[int, tuple[int, int]],
-    params: dict[str, Any],
-    profile: tuple[int, Path] | None,
     progress: dict[int, int],
     pids: list[int],
-) -> tuple[dict[str, Any], str]:
-    """Connect every table's 8 sockets and the two actors' browsers at `host:port`, then
-    offer each rate in turn; stops after the first rate that misses the target."""
+) -> Session:
+    """Connect every table's 8 sockets and the two actors' browsers at `host:port`, and
+    spread the tables over the cycle; the pages ping as open pages in view do."""
     sockets, keys = _table_clients(tables)
     users = dict(
         zip(
@@ -257,107 +315,98 @@ async def measure(
     sockets_of: dict[int, list[Client]] = collections.defaultdict(list)
     for socket in sockets:
         sockets_of[socket.table].append(socket)
-    playing: list[Playing] = []
-    pinging: asyncio.Task | None = None
-    try:
-        opened = await open_clients(sockets, port, recorder, keys, "/ws/tables/{table}/", 300)
-        if opened["failed"]:
-            raise BenchError(f"of {len(sockets)} sockets, some could not connect: {opened}")
-        # Every page at the tables is open and in view, so it pings its socket as a
-        # browser does (static/js/table.js), all through the run.
-        pinging = asyncio.create_task(_page_heartbeats(sockets, PAGE_PING_SECONDS))
-        for table in tables:
-            character_id, ability_id = owned[table.campaign_id]
-            gm = Http(host, port, table.seats[0].session_key)
-            player = Http(host, port, table.seats[1].session_key)
-            await gm.log_in_to_table(table.campaign_id)
-            await player.log_in_to_table(table.campaign_id)
-            first = next(s for s in sockets_of[table.campaign_id] if s.role == "gm")
-            playing.append(
-                Playing(
-                    table,
-                    character_id,
-                    ability_id,
-                    first.contest_id,
-                    first.max_seq,
-                    gm,
-                    player,
-                    step=progress.get(table.campaign_id, 0),
-                )
+    session = Session(pids, sockets, recorder, sockets_of, [], progress)
+    opened = await open_clients(sockets, port, recorder, keys, "/ws/tables/{table}/", 300)
+    if opened["failed"]:
+        await close(session)
+        raise BenchError(f"of {len(sockets)} sockets, some could not connect: {opened}")
+    # Every page at the tables is open and in view, so it pings its socket as a browser
+    # does (static/js/table.js), all through the run (but while the other side measures).
+    session.pinging = asyncio.create_task(
+        _page_heartbeats(sockets, PAGE_PING_SECONDS, active=session.pings)
+    )
+    for table in tables:
+        character_id, ability_id = owned[table.campaign_id]
+        gm = Http(host, port, table.seats[0].session_key)
+        player = Http(host, port, table.seats[1].session_key)
+        await gm.log_in_to_table(table.campaign_id)
+        await player.log_in_to_table(table.campaign_id)
+        first = next(s for s in sockets_of[table.campaign_id] if s.role == "gm")
+        session.playing.append(
+            Playing(
+                table,
+                character_id,
+                ability_id,
+                first.contest_id,
+                first.max_seq,
+                gm,
+                player,
+                step=progress.get(table.campaign_id, 0),
             )
-        # Tables at a real evening are not in step with one another: on the first run,
-        # table i is played i steps into the cycle (not counted), so that each moment's
-        # actions mix every kind of step instead of 60 framings at once.
-        await _settled(pids)
-        if not progress:
-            log("  spreading the tables over the cycle")
-            # A few tables at a time: all of them at once is a burst past what a
-            # process takes, answered "busy" over and over (not what is measured here).
-            few = asyncio.Semaphore(SPREADING_AT_ONCE)
+        )
+    # Tables at a real evening are not in step with one another: on the first run, table
+    # i is played i steps into the cycle (not counted), so that each moment's actions mix
+    # every kind of step instead of 60 framings at once.
+    await _settled(pids)
+    if not progress:
+        log("  spreading the tables over the cycle")
+        # A few tables at a time: all of them at once is a burst past what a process
+        # takes, answered "busy" over and over (not what is measured here).
+        few = asyncio.Semaphore(SPREADING_AT_ONCE)
 
-            async def spread(one: Playing, steps: int) -> None:
-                async with few:
-                    await advance(one, steps, recorder, sockets_of)
+        async def spread(one: Playing, steps: int) -> None:
+            async with few:
+                await advance(one, steps, recorder, sockets_of)
 
-            await asyncio.gather(*(spread(one, i % len(CYCLE)) for i, one in enumerate(playing)))
-        # Opening every page and spreading the tables leave the server a backlog (each
-        # page's full state, presence, the pages' sheets): measured from a server
-        # still working through it, every rate would inherit a standing queue.
-        await _settled(pids)
+        await asyncio.gather(
+            *(spread(one, i % len(CYCLE)) for i, one in enumerate(session.playing))
+        )
+    # Opening every page and spreading the tables leave the server a backlog (each page's
+    # full state, presence, the pages' sheets): measured from a server still working
+    # through it, every rate would inherit a standing queue.
+    await _settled(pids)
+    return session
+
+
+async def ladder(
+    session: Session,
+    params: dict[str, Any],
+    profile: tuple[int, Path] | None,
+    turns: Turns,
+    side: str = "app",
+) -> dict[str, Any]:
+    """Offer each rate in turn (each in this side's turn); stops after the first rate
+    missed twice. Then, on one process, past capacity and the profile."""
+    session.turns, session.side = turns, side
+    playing, recorder, sockets_of, pids = (
+        session.playing,
+        session.recorder,
+        session.sockets_of,
+        session.pids,
+    )
+    try:
         # A server that has just started warms up first (its pool's connections, each
         # query's first run, the first renders): played at the first rate, not counted.
-        log(f"  warming up at {params['rates'][0]} actions/s for {params['warmup_seconds']} s")
-        await offered_rate(
-            playing, recorder, sockets_of, params["rates"][0], params["warmup_seconds"]
-        )
+        async with turns.of(side, pids):
+            log(
+                f"  {side}: warming up at {params['rates'][0]} actions/s for "
+                f"{params['warmup_seconds']} s"
+            )
+            await offered_rate(
+                playing, recorder, sockets_of, params["rates"][0], params["warmup_seconds"]
+            )
         steps, capacity = [], 0
         for rate in params["rates"]:
-            log(f"  offering {rate} actions/s for {params['step_seconds']} s")
-            before = cpu_by_program(pids)
-            step = await offered_rate(playing, recorder, sockets_of, rate, params["step_seconds"])
-            # CPU per action, all in (the step's pings and sheet fetches too): steadier
-            # than latency on a noisy machine, so the figure to compare two changes by;
-            # and what every program on the machine spent per action.
-            done = max(1, step["actions"])
-            used = {k: v - before[k] for k, v in cpu_by_program(pids).items()}
-            step["server_cpu_ms_per_action"] = round(1000 * used["app"] / done, 2)
-            step["bench_cpu_ms_per_action"] = round(1000 * used["bench"] / done, 2)
-            step["machine_cpu_ms_per_action"] = {
-                k: round(1000 * v / done, 2) for k, v in used.items()
-            }
-            # The rate at which every CPU of the machine would be busy at that cost: no
-            # latency target can be met above it, however the work is spread.
-            step["cpu_bound_per_s"] = round(
-                (os.cpu_count() or 1) / max(1e-9, used["machine"] / done)
-            )
-            log(
-                f"    p50 {step['p50_ms']} ms, p99 {step['p99_ms']} ms, "
-                f"delivered {step['delivered_per_s']}/s, met {step['met']}, "
-                f"server CPU {step['server_cpu_ms_per_action']} ms an action"
-            )
-            if not step["met"]:
-                # One window of ~100 steps misses p99 on a single stall of this shared
-                # machine (its steal time): a rate counts as missed when a second window,
-                # once the server has worked off the first one's backlog, misses it too.
-                # The same for the app and the stack's floor.
-                log("    missed: once the server settles, trying the rate again")
-                await _settled(pids)
-                again = await offered_rate(
-                    playing, recorder, sockets_of, rate, params["step_seconds"]
-                )
-                log(
-                    f"    again: p50 {again['p50_ms']} ms, p99 {again['p99_ms']} ms, "
-                    f"met {again['met']}"
-                )
-                step["again"] = {k: again[k] for k in ("p50_ms", "p99_ms", "met", "lost")}
-                step["met"] = again["met"]
+            async with turns.of(side, pids):
+                step = await _step(session, rate, params)
             steps.append(step)
             if not step["met"]:
                 break
             capacity = rate
         overload = None
         if params.get("overload_factor") and profile is not None:
-            overload = await _overloaded(playing, recorder, sockets_of, params, capacity)
+            async with turns.of(side, pids):
+                overload = await _overloaded(playing, recorder, sockets_of, params, capacity)
         measured = {
             "steps": steps,
             "capacity_per_s": capacity,
@@ -374,117 +423,72 @@ async def measure(
             # Where the process's CPU goes at a steady rate it sustains: sampled apart
             # from the search, so the sampling costs none of its figures.
             rate = params["profile_rate"]
-            log(f"  profiling at {rate} actions/s for {params['profile_seconds']} s")
-            with profiled(profile[0], params["profile_seconds"], profile[1]) as shares:
-                await offered_rate(playing, recorder, sockets_of, rate, params["profile_seconds"])
+            async with turns.of(side, pids):
+                log(f"  {side}: profiling at {rate} actions/s for {params['profile_seconds']} s")
+                with profiled(profile[0], params["profile_seconds"], profile[1]) as shares:
+                    await offered_rate(
+                        playing, recorder, sockets_of, rate, params["profile_seconds"]
+                    )
             measured["profile"] = {"rate_per_s": rate, **shares}
         # The players' broadcasts as they came (the stack's floor sends one like them).
         sent = recorder.broadcast_bytes.get("player", [0, 0])
         measured["player_broadcast_mean_bytes"] = sent[0] // max(1, sent[1])
-        return measured, recorder.samples.get("player", "")
+        return measured
     finally:
-        if pinging is not None:
-            pinging.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pinging
-        for one in playing:
-            # Where each table is in its cycle, for the next topology's run.
-            progress[one.table.campaign_id] = one.step
-            await one.gm.close()
-            await one.player.close()
-        await close_clients(sockets)
-        await recorder.close()
+        turns.finish(side)
 
 
-def floor_message(sample: str, mean_bytes: int) -> str:
-    """A player's broadcast from the real run, padded (an HTML comment) to the run's mean
-    size of a player's broadcast: what the stack's floor sends for every step."""
-    short = mean_bytes - len(sample.encode()) - len("<!--  -->")
-    return sample + (f"<!-- {'x' * short} -->" if short > 0 else "")
-
-
-@dataclass
-class Playground:
-    """Where one topology plays: its label, its processes, and the run's files and tables."""
-
-    label: str
-    count: int
-    work: Path
-    static_root: Path
-    database_url: str
-    watch_pg: bool
-    tables: list[Table]
-    owned: dict[int, tuple[int, int]]
-    # Each table's place in its cycle, carried from one topology's run to the next.
-    progress: dict[int, int]
-
-
-def topology(
-    env: dict[str, str], ground: Playground, params: dict[str, Any], logs: str = "server"
-) -> tuple[dict[str, Any], str]:
-    """`ground.count` app processes (behind nginx if more than one) serving `env`,
-    measured by `measure`; one process is profiled too. Their stderr goes to
-    `<logs>-<label>-<i>.log` in the run's folder."""
-    with contextlib.ExitStack() as stack:
-        servers = [
-            stack.enter_context(
-                app_process(
-                    env,
-                    stderr_path=ground.work / f"{logs}-{ground.label}-{i}.log",
-                    server=params["server"],
-                )
-            )
-            for i in range(ground.count)
-        ]
-        if ground.count > 1:
-            upstreams = [base.removeprefix("http://") for _, base in servers]
-            _nginx, base = stack.enter_context(
-                nginx_balancer(upstreams, static_root=ground.static_root)
-            )
-        else:
-            base = servers[0][1]
-        port = urllib.parse.urlsplit(base).port
-        watch = stack.enter_context(PostgresWatch(ground.database_url)) if ground.watch_pg else None
-        meters = [CpuMeter(process.pid) for process, _ in servers]
-        profile = (servers[0][0].pid, ground.work) if ground.count == 1 else None
-        measured, sample = asyncio.run(
-            measure(
-                "127.0.0.1",
-                port,
-                ground.tables,
-                ground.owned,
-                params,
-                profile,
-                ground.progress,
-                [process.pid for process, _ in servers],
-            )
-        )
-        measured["server_cpu_percent"] = [meter.percent() for meter in meters]
-        if watch:
-            measured["postgres_connections"] = {
-                "most_seen": watch.most,
-                "bound": ground.count * params["pool"],
-            }
-    return measured, sample
-
-
-def stack_floor(
-    env: dict[str, str],
-    grounds: list[Playground],
-    params: dict[str, Any],
-    sample: str,
-    mean_bytes: int,
-) -> dict[str, Any]:
-    """The same browsers, cycle, rates and topologies against processes whose
-    `table/act/` does only what any action must (bench/floor_urls.py): the stack's own
-    cost per action on this machine, which no work in the app can remove."""
-    floor_env = dict(
-        env,
-        DJANGO_SETTINGS_MODULE="bench.floor_settings",
-        FLOOR_MESSAGE=floor_message(sample, mean_bytes),
+async def _step(session: Session, rate: float, params: dict[str, Any]) -> dict[str, Any]:
+    """One rate offered for a step's time, with the CPU it cost; a miss tried once more."""
+    playing, recorder, sockets_of, pids = (
+        session.playing,
+        session.recorder,
+        session.sockets_of,
+        session.pids,
     )
-    floor: dict[str, Any] = {"message_bytes": len(floor_env["FLOOR_MESSAGE"].encode())}
-    for ground in grounds:
-        log(f"stack floor, {ground.label}: table/act/ doing only what any action must")
-        floor[ground.label], _ = topology(floor_env, ground, params, logs="floor")
-    return floor
+    log(f"  {session.side}: offering {rate} actions/s for {params['step_seconds']} s")
+    before = cpu_by_program(pids)
+    step = await offered_rate(playing, recorder, sockets_of, rate, params["step_seconds"])
+    # CPU per action, all in (the step's pings and sheet fetches too): steadier than
+    # latency on a noisy machine, so the figure to compare two changes by; and what every
+    # program on the machine spent per action.
+    done = max(1, step["actions"])
+    used = {k: v - before[k] for k, v in cpu_by_program(pids).items()}
+    step["server_cpu_ms_per_action"] = round(1000 * used["app"] / done, 2)
+    step["bench_cpu_ms_per_action"] = round(1000 * used["bench"] / done, 2)
+    step["machine_cpu_ms_per_action"] = {k: round(1000 * v / done, 2) for k, v in used.items()}
+    # The rate at which every CPU of the machine would be busy at that cost: no latency
+    # target can be met above it, however the work is spread.
+    step["cpu_bound_per_s"] = round((os.cpu_count() or 1) / max(1e-9, used["machine"] / done))
+    log(
+        f"    p50 {step['p50_ms']} ms, p99 {step['p99_ms']} ms, "
+        f"delivered {step['delivered_per_s']}/s, met {step['met']}, "
+        f"server CPU {step['server_cpu_ms_per_action']} ms an action"
+    )
+    if not step["met"]:
+        # One window of ~100 steps misses p99 on a single stall of this shared machine
+        # (its steal time): a rate counts as missed when a second window, once the
+        # server has worked off the first one's backlog, misses it too. The same for
+        # the app and the stack's floor.
+        log("    missed: once the server settles, trying the rate again")
+        await _settled(pids)
+        again = await offered_rate(playing, recorder, sockets_of, rate, params["step_seconds"])
+        log(f"    again: p50 {again['p50_ms']} ms, p99 {again['p99_ms']} ms, met {again['met']}")
+        step["again"] = {k: again[k] for k in ("p50_ms", "p99_ms", "met", "lost")}
+        step["met"] = again["met"]
+    return step
+
+
+async def close(session: Session) -> None:
+    """Stop the pages' heartbeat; close the browsers and the sockets. Each table's place
+    in its cycle is kept for the next topology's run."""
+    if session.pinging is not None:
+        session.pinging.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await session.pinging
+    for one in session.playing:
+        session.progress[one.table.campaign_id] = one.step
+        await one.gm.close()
+        await one.player.close()
+    await close_clients(session.sockets)
+    await session.recorder.close()

@@ -69,8 +69,9 @@ from bench.liveserver import (
 )
 
 from .http_cycle import add_abilities
-from .http_load import TARGETS, Playground, stack_floor, topology
+from .http_load import TARGETS
 from .http_pages import PAGE_PING_SECONDS
+from .http_topology import Playground, paired, topology
 from .table_common import CLIENTS_PER_TABLE, DEFAULT_REDIS_URL, BenchError, log
 from .table_data import make_tables, setup_django
 from .table_scenarios import bare_fanout, idle_sockets
@@ -187,7 +188,7 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         watch_pg = figures["machine"]["database"] == "postgresql"
         figures["capacity"] = {}
         progress: dict[int, int] = {}
-        fragment = ""
+        fragment = message = ""
         processes = {"1_process": 1, f"{params['processes']}_processes_nginx": params["processes"]}
         if params.get("one_process"):
             processes = {"1_process": 1}
@@ -204,25 +205,29 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
             )
             for ground in grounds
         }
-        # Each topology's floor right after the app on it: this shared machine's speed
-        # drifts over minutes, and the two are compared as ratios.
+        # The app and its floor up at once on each topology, measured in turns rate by
+        # rate (http_load.Turns): this shared machine's speed drifts by several times
+        # within minutes, and the two are compared as ratios.
         for ground in grounds:
             log(
                 f"{ground.label}: {ground.count} {params['server']} process(es)"
                 + (" behind nginx" if ground.count > 1 else "")
             )
-            measured, sample = topology(env, ground, params)
+            if params.get("no_floor"):
+                measured, sample = topology(env, ground, params)
+            else:
+                measured, floor, sample, message = paired(
+                    env, ground, floor_grounds[ground.label], params, message
+                )
+                figures.setdefault("stack_floor", {"message_bytes": len(message.encode())})
+                figures["stack_floor"][ground.label] = floor
+                figures.setdefault("against_floor", {})[ground.label] = against_floor(
+                    measured, floor
+                )
+                log(f"  against the floor: {figures['against_floor'][ground.label]}")
             measured["met"] = measured["capacity_per_s"] >= TARGETS["capacity_per_s"]
             figures["capacity"][ground.label] = measured
             fragment = fragment or sample
-            if fragment and not params.get("no_floor"):
-                mean = figures["capacity"]["1_process"].get("player_broadcast_mean_bytes", 0)
-                floor = stack_floor(env, [floor_grounds[ground.label]], params, fragment, mean)
-                figures.setdefault("stack_floor", {}).update(floor)
-                figures.setdefault("against_floor", {})[ground.label] = against_floor(
-                    measured, floor[ground.label]
-                )
-                log(f"  against the floor: {figures['against_floor'][ground.label]}")
         if params.get("one_process"):
             figures["elapsed_seconds"] = round(time.monotonic() - started, 1)
             return figures

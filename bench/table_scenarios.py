@@ -9,6 +9,7 @@ import contextlib
 import os
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from .table_clients import (
@@ -147,10 +148,12 @@ async def many_tables(
 PAGE_PING = '{"action":"ping"}'
 
 
-async def _page_heartbeats(clients: list[Client], every: float) -> None:
+async def _page_heartbeats(
+    clients: list[Client], every: float, active: Callable[[], bool] | None = None
+) -> None:
     """Each client pings as an open page in view does (static/js/table.js): every `every`
     seconds, the clients spread evenly over the period, unless it heard from the server
-    in the last half period."""
+    in the last half period, or (`active` false) the pages are hidden for now."""
     start = time.perf_counter()
     beat = 0
     while True:
@@ -160,7 +163,8 @@ async def _page_heartbeats(clients: list[Client], every: float) -> None:
             if delay > 0:
                 await asyncio.sleep(delay)
             quiet = time.perf_counter() - client.heard_at >= every / 2
-            if quiet and client.reader is not None and not client.reader.done():
+            shown = active is None or active()
+            if quiet and shown and client.reader is not None and not client.reader.done():
                 with contextlib.suppress(Exception):
                     await client.ws.send(PAGE_PING)
         beat += 1

@@ -74,8 +74,12 @@ def _pluralize(value: Any) -> str:
 
 
 def _signed(value: Any) -> str:
-    """A whole number with its sign: "+3", "-2" (Django's `stringformat:"+d"`)."""
-    return f"{int(value):+d}"
+    """A whole number with its sign: "+3", "-2"; anything else as nothing (Django's
+    `stringformat:"+d"`)."""
+    try:
+        return f"{int(value):+d}"
+    except (TypeError, ValueError):
+        return ""
 
 
 @jinja2.pass_context

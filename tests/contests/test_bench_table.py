@@ -149,17 +149,20 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
     # The stack's floor (bench/floor_urls.py) took the same cycle from the same pages on
     # the same topologies: every step acknowledged and delivered, with a panel the size
     # of the app's own.
+    # The floor's panel is a player's broadcast the app sent as its tables spread over
+    # the cycle, padded to their mean size: the size of the app's (within a factor of 2
+    # of the whole run's mean).
     floor = figures["stack_floor"]
     mean = figures["capacity"]["1_process"]["player_broadcast_mean_bytes"]
-    assert mean > 0 and floor["message_bytes"] >= mean
+    assert mean > 0 and mean / 2 <= floor["message_bytes"] <= mean * 2, (mean, floor)
     for topology in figures["capacity"]:
         assert floor[topology]["steps"], topology
         for step in floor[topology]["steps"]:
             assert step["actions"] > 0 and step["samples"] == step["actions"], step
             assert step["http_errors"] == {} and step["unanswered"] == 0, step
             assert step["lost"] == step["duplicated"] == step["out_of_order"] == 0, step
-    # Each topology's app against its floor, as issue 29's ratios (the floor measured
-    # right after the app on it): CPU per action and p50 at the light rate, capacity.
+    # Each topology's app against its floor, as issue 29's ratios (the two measured in
+    # turns, rate by rate): CPU per action and p50 at the light rate, capacity.
     for topology, measured in figures["capacity"].items():
         ratios = figures["against_floor"][topology]
         light, floor_light = measured["light_load"], floor[topology]["light_load"]
