@@ -11,6 +11,7 @@ from django.utils.crypto import salted_hmac
 
 from questworlds_site.limits import CHAT_LINE, NOTES, text_limit
 
+from .core.terms import PROPOSED_KINDS
 from .events import event_choices
 
 
@@ -105,6 +106,83 @@ class ContestParticipant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.side})"
+
+
+class ProposalStatus(models.TextChoices):
+    """Where a player's proposal stands; the labels are the words the table shows."""
+
+    OPEN = "open", "Waiting for the GM"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+    FRAMED = "framed", "Framed"
+    DECLINED = "declined", "Declined"
+
+
+class Proposal(models.Model):
+    """A player's proposal of a contest at an open session (issue 30): what their
+    character wants (the prize), the ability they mean to use, the kind they suggest and
+    in a few words how. QuestWorlds frames contests by conversation: the GM frames it as
+    proposed with a resistance of their own, frames it amended, or declines it with a
+    reason shown to the table; its player may withdraw it until then. One open proposal
+    per player; an open one lapses with its session (`lapsed`)."""
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="proposals"
+    )
+    session = models.ForeignKey(
+        "campaigns.Session", on_delete=models.CASCADE, related_name="proposals"
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, related_name="proposals"
+    )
+    ability = models.ForeignKey(
+        "characters.Ability", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # The ability as it was named when proposed (it may be renamed or removed since).
+    ability_name = models.CharField(max_length=120)
+    prize = models.CharField(max_length=300)
+    kind = models.CharField(max_length=16, choices=ContestKind.choices)
+    how = models.CharField(max_length=300, blank=True)
+    status = models.CharField(
+        max_length=10, choices=ProposalStatus.choices, default=ProposalStatus.OPEN
+    )
+    # Why the GM declined it (shown to the table).
+    reason = models.CharField(max_length=300, blank=True)
+    # The contest it was framed as, and whether the GM changed it first.
+    contest = models.ForeignKey(
+        Contest, on_delete=models.SET_NULL, null=True, blank=True, related_name="proposals"
+    )
+    amended = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "player"],
+                condition=models.Q(status="open"),
+                name="one_open_proposal_per_player",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=ProposalStatus.values), name="proposal_status_known"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=PROPOSED_KINDS),
+                name="proposal_kind_one_on_one",
+            ),
+            models.CheckConstraint(condition=~models.Q(prize=""), name="proposal_has_a_prize"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.character} wants {self.prize[:40]}"
+
+    @property
+    def lapsed(self) -> bool:
+        """Still open when its session ended: proposals end with the session."""
+        return self.status == ProposalStatus.OPEN and self.session.ended_at is not None
 
 
 class ContestEvent(models.Model):

@@ -17,7 +17,8 @@ from questworlds_site import inputs, throttle
 from questworlds_site.accounts.models import User
 
 from .core import actions
-from .services import ContestError, contest_act, contest_frame
+from .core.actions.proposals import AcceptProposal, DeclineProposal, ProposalRef, Propose
+from .services import ContestError, contest_act, contest_frame, proposals
 
 KNOWN_ACTIONS = actions.ACTIONS
 
@@ -48,6 +49,8 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
     except actions.ActionInputError as error:
         return Reply(error=f"{error}; nothing was done.")
     action = message.get("action")
+    if isinstance(action, str) and action in actions.PROPOSAL_ACTIONS:
+        return _proposal_action(campaign_id, user, message, form)
     if not isinstance(action, str) or action not in KNOWN_ACTIONS:
         return Reply(error=f"Unknown action {str(action)[:40]!r}; nothing was done.")
     data = message.get("data", {})
@@ -82,9 +85,19 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
             campaign = Campaign.objects.filter(pk=campaign_id).first()
             if campaign is None:
                 return Reply(error="There is no such campaign.")
-            result = contest_frame(
-                campaign=campaign, user=user, data=actions.data_of(parsed), idempotency_key=key
-            )
+            data = actions.data_of(parsed)
+            proposal = data.pop("proposal", None)
+            if proposal is not None:
+                # A player's proposal, framed as the GM amended it in the frame form.
+                result = proposals.proposal_amend(
+                    campaign=campaign,
+                    user=user,
+                    proposal_id=proposal,
+                    data=data,
+                    idempotency_key=key,
+                )
+            else:
+                result = contest_frame(campaign=campaign, user=user, data=data, idempotency_key=key)
         else:
             assert parsed.contest is not None, "an action on a contest names it (checked above)"
             # The service locks the contest and refuses one from another campaign.
@@ -103,6 +116,65 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
         text = str(error).rstrip(".")
         return Reply(error=f"{text}. Nothing was done.")
     return Reply(created=result.created, seq=result.event.seq, contest_id=result.contest.pk)
+
+
+def _proposal_action(campaign_id: int, user: User, message: dict[str, Any], form: bool) -> Reply:
+    """A player's proposal, its withdrawal, or the GM's answer (issue 30): read through
+    its typed model, carried out by contests/services/proposals.py."""
+    data = message.get("data")
+    if data is not None and not isinstance(data, dict):
+        return Reply(error="An action's data must be an object; nothing was done.")
+    message = {**message, "data": data or {}}
+    try:
+        parsed = actions.parse_proposal(message, form=form)
+    except actions.ActionInputError as error:
+        return Reply(error=f"{error}. Nothing was done.")
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return Reply(error="There is no such campaign.")
+    data = parsed.data
+    try:
+        if isinstance(data, Propose):
+            if data.character_id is None:
+                return Reply(error="Choose your character; nothing was done.")
+            proposals.proposal_make(
+                campaign=campaign,
+                user=user,
+                character_id=data.character_id,
+                ability_id=data.ability_id,
+                prize=data.prize or "",
+                kind=data.kind or "simple",
+                how=data.how or "",
+            )
+            return Reply(created=True)
+        assert isinstance(data, ProposalRef), "every other proposal action names one"
+        if data.proposal is None:
+            return Reply(error="Name the proposal; nothing was done.")
+        if isinstance(data, DeclineProposal):
+            proposals.proposal_decline(
+                campaign=campaign, user=user, proposal_id=data.proposal, reason=data.reason or ""
+            )
+        elif isinstance(data, AcceptProposal):
+            given = {"name": data.name, "level": data.level, "rating": data.rating}
+            resistance = {k: v for k, v in given.items() if v}
+            if "level" not in resistance and "rating" not in resistance:
+                return Reply(error="Set the resistance: a class or a rating. Nothing was done.")
+            result = proposals.proposal_accept(
+                campaign=campaign,
+                user=user,
+                proposal_id=data.proposal,
+                resistance=resistance,
+                idempotency_key=parsed.key,
+            )
+            return Reply(created=result.created, seq=result.event.seq, contest_id=result.contest.pk)
+        else:
+            proposals.proposal_withdraw(campaign=campaign, user=user, proposal_id=data.proposal)
+    except PermissionDenied as denied:
+        return Reply(error=f"Not allowed: {denied}. Nothing was done.")
+    except ContestError as error:
+        text = str(error).rstrip(".")
+        return Reply(error=f"{text[:1].upper()}{text[1:]}. Nothing was done.")
+    return Reply(created=True)
 
 
 def _form_int(value: Any) -> Any:

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
@@ -19,9 +20,12 @@ from questworlds_site.admission import BUSY_MESSAGE, sheds_when_busy
 from questworlds_site.middleware import checks_its_own_input
 from questworlds_site.requests import AuthenticatedRequest
 
-from . import live, panels
+from . import live, panels, selectors
+from .choices import FRAME_CHOICES
 from .core.rules import State
+from .core.terms import PROPOSED_KINDS
 from .live.sheets import my_sheets
+from .models import ContestKind, ProposalStatus
 from .services import ChatError, chat_post
 from .table_actions import perform
 
@@ -258,7 +262,61 @@ def frame_panel(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse
     campaign = get_campaign_for_gm(request.user, campaign_id)
     context = panels.frame_panel_context(campaign, panels.campaign_characters(campaign))
     context["open_session"] = campaign.open_session()
+    # Amending a player's proposal (issue 30): the form filled in from it.
+    wanted = inputs.an_id(request.GET.get("proposal", ""))
+    proposal = selectors.open_proposal(campaign, wanted) if wanted is not None else None
+    context["proposal"] = proposal
+    context["proposal_words"] = selectors.proposal_words(proposal) if proposal else ""
     return render(request, "contests/table.html#frame_section", context)
+
+
+@require_GET
+def proposals_panel(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
+    """The session's proposals for this reader (issue 30), as the page reloads them after
+    each change: every member reads them; a player proposes for their characters and
+    withdraws their own; the GM frames, amends or declines. With `?in=bar`, the GM's
+    "your move" lines: the proposals waiting for an answer, with their forms."""
+    campaign, role = get_campaign_for_user(request.user, campaign_id)
+    session = campaign.open_session()
+    proposals = [
+        {
+            "id": p.pk,
+            "words": selectors.proposal_words(p),
+            "status": p.status,
+            "open": p.status == ProposalStatus.OPEN and not p.lapsed,
+            "mine": p.player_id == request.user.pk,
+            "player": p.player.shown_name if p.player else "A player",
+        }
+        for p in selectors.session_proposals(session)
+    ]
+    characters = []
+    if role == "player" and session is not None:
+        characters = list(
+            Character.objects.filter(campaign=campaign, player=request.user)
+            .prefetch_related(
+                Prefetch(
+                    "abilities",
+                    queryset=Ability.objects.filter(Ability.usable_as_own())
+                    .select_related("follower")
+                    .order_by("position", "id"),
+                )
+            )
+            .order_by("name", "id")
+        )
+    context = {
+        "campaign": campaign,
+        "role": role,
+        "session": session,
+        "proposals": proposals,
+        "waiting": [p for p in proposals if p["open"]],
+        "has_open": any(p["open"] and p["mine"] for p in proposals),
+        "characters": characters,
+        "kinds": [(k, ContestKind(k).label) for k in PROPOSED_KINDS],
+        "levels": FRAME_CHOICES["levels"],
+    }
+    if request.GET.get("in") == "bar":
+        return render(request, "contests/_proposals.html#bar", context)
+    return render(request, "contests/_proposals.html", context)
 
 
 def _chat_character(value: str) -> int | None:

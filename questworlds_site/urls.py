@@ -21,6 +21,11 @@ urlpatterns = [
         name="table_frame_panel",
     ),
     path("campaigns/<id:campaign_id>/table/me/", contest_views.table_me, name="table_me"),
+    path(
+        "campaigns/<id:campaign_id>/table/proposals/",
+        contest_views.proposals_panel,
+        name="table_proposals",
+    ),
     path("campaigns/<id:campaign_id>/community/", include("community.urls")),
     path("characters/", include("characters.urls")),
     path("accounts/", include("questworlds_site.accounts.urls")),

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpResponse
 from django.shortcuts import render
 
+from contests import selectors as table_selectors
 from contests.models import ContestKind
 from questworlds_site.requests import AuthenticatedRequest, HtmxRequest
 
@@ -36,7 +37,11 @@ def _session_page(request: HtmxRequest, viewer: ArchiveViewer, number: int) -> H
     session = selectors.session_for_viewer(viewer, number)
     page = selectors.session_contests_page(viewer, session, request.GET.get("page"))
     chat = selectors.session_chat(viewer, session)
-    context = _archive_context(viewer, session=session, page=page, chat=chat)
+    # The players' proposals and what became of them, in words (issue 30).
+    proposals = [
+        table_selectors.proposal_words(p) for p in table_selectors.session_proposals(session)
+    ]
+    context = _archive_context(viewer, session=session, page=page, chat=chat, proposals=proposals)
     return render(request, "archive/session.html", context)
 
 

@@ -144,9 +144,11 @@
     });
   });
 
-  // The bar holds this reader's own moves only (each player gets a copy of their own).
+  // The bar holds this reader's own moves only (each player gets a copy of their own),
+  // and for the GM the players' proposals waiting for an answer (#gm-proposals).
   function myMoves() {
-    return Array.prototype.slice.call(document.querySelectorAll("#your-move [data-my-move]:not(.optional)"));
+    return Array.prototype.slice.call(document.querySelectorAll(
+      "#your-move [data-my-move]:not(.optional), #gm-proposals [data-my-move]"));
   }
   function update() {
     const mine = myMoves();
@@ -271,6 +273,13 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
   document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
 });
 
+// A player's proposal was made, withdrawn or answered (issue 30): every page reloads
+// the proposals it shows, for its own reader (and the GM's bar its own lines).
+document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
+  if ((evt.detail.message || "").indexOf("data-proposals-changed") < 0) return;
+  document.body.dispatchEvent(new CustomEvent("qwproposalschanged"));
+});
+
 // Table chat. The sender's own answer carries the whole chat list, so the broadcast of
 // the same line may arrive after it: a line already on the page is not added twice.
 // Once a line is taken, the message box empties for the next one (unless the next one
@@ -368,7 +377,13 @@ document.body.addEventListener("htmx:wsAfterMessage", function (evt) {
     const said = answer.getElementById("table-error");
     if (said && said.textContent.trim()) return;  // refused: keep the GM's words
     const kind = form.querySelector("select[name=kind]").value;
+    // A proposal the GM amended is framed now: the next framing is the GM's own.
+    form.querySelectorAll("input[name=proposal], input[name='pc.ability_id'], [data-amending]")
+      .forEach(function (amending) { amending.remove(); });
     form.reset();
+    form.querySelectorAll("input[name=prize], input[name=obstacle]").forEach(function (input) {
+      input.value = "";  // reset() goes back to a proposal's words, not to empty
+    });
     form.querySelector("select[name=kind]").value = kind;
     form.querySelectorAll("input[data-fresh-key]").forEach(function (input) {
       // reset() empties the hidden key: the next framing gets a fresh one.

@@ -92,10 +92,11 @@ def recap(number: int) -> str:
 # role (2; the public link needs 1), then the page's own: a count and a page of rows,
 # and one query per related list (attendees, contests, participants, events, seasons).
 # The contest page has one more when conditions were applied (their abilities); the
-# session page one more for its chat (its lines with their authors and characters).
+# session page one more for its chat (its lines with their authors and characters) and
+# one for its players' proposals (with their players, characters and contests).
 BOUNDS = {
     "timeline": 9,
-    "session": 10,
+    "session": 11,
     "contests": 7,
     "contests_filtered": 7,
     "search": 8,

@@ -36,6 +36,7 @@ from .fields import (
     plain_text_problem,
 )
 from .models import DECLARED
+from .proposals import PROPOSAL_ACTIONS, parse_proposal
 from .readable import LABELS, label_for, readable
 from .registry import (
     ACTION_ADAPTER,
@@ -60,6 +61,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_SIZE",
     "MESSAGE_MODELS",
+    "PROPOSAL_ACTIONS",
     "SHEETS_KEPT",
     "STAKES",
     "ActionInputError",
@@ -74,6 +76,7 @@ __all__ = [
     "gm_only_fields",
     "label_for",
     "parse",
+    "parse_proposal",
     "plain_text_problem",
     "readable",
     "stored",

@@ -103,6 +103,8 @@ class Frame(Data):
     characters: Annotated[list[Id], Field(max_length=MAX_ROWS)] | None = None
     pc_side: Annotated[str, Text(MAX_SIDE)] | None = None
     order: Annotated[str, OneOf(ORDER_RULES)] | None = None
+    # A player's proposal the GM frames, amended as the form says (issue 30).
+    proposal: Id | None = None
 
 
 class ChooseAbility(SheetChoice):
