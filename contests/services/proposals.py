@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaigns.access import campaign_role
@@ -115,21 +115,27 @@ def proposal_make(
         raise ContestError(f"suggest one of these kinds: {kinds}")
     prize = _words(prize, "The prize", required=True)
     how = _words(how, "How", required=False)
-    if Proposal.objects.filter(session=session, player=user, status=ProposalStatus.OPEN).exists():
-        raise ContestError(
-            "you have a proposal waiting for the GM already: withdraw it to propose another"
-        )
-    proposal = Proposal.objects.create(
-        campaign=campaign,
-        session=session,
-        player=user,
-        character=character,
-        ability=ability,
-        ability_name=ability.shown_name if ability else "",
-        prize=prize,
-        kind=kind,
-        how=how,
+    waiting = ContestError(
+        "you have a proposal waiting for the GM already: withdraw it to propose another"
     )
+    if Proposal.objects.filter(session=session, player=user, status=ProposalStatus.OPEN).exists():
+        raise waiting
+    try:
+        # Two proposals sent at once: the constraint keeps one, the other is told why.
+        with transaction.atomic():
+            proposal = Proposal.objects.create(
+                campaign=campaign,
+                session=session,
+                player=user,
+                character=character,
+                ability=ability,
+                ability_name=ability.shown_name if ability else "",
+                prize=prize,
+                kind=kind,
+                how=how,
+            )
+    except IntegrityError:
+        raise waiting from None
     _changed(campaign)
     return proposal
 

@@ -198,3 +198,27 @@ def test_a_last_hero_point_spent_at_the_table_and_on_the_sheet_at_once_is_spent_
     tamsin.refresh_from_db()
     assert tamsin.hero_points == 0
     assert LedgerStep.objects.filter(character=tamsin, reason="hp_spend").count() == 1
+
+
+def test_two_proposals_sent_at_once_by_one_player_keep_one(campaign, session, alice, tamsin):
+    """Issue 30: one open proposal per player, even for two sent in the same instant
+    (the partial unique constraint), the other told why in words."""
+    from contests.models import Proposal
+    from contests.services.proposals import proposal_make
+
+    def propose(prize):
+        return lambda: proposal_make(
+            campaign=campaign,
+            user=alice,
+            character_id=tamsin.pk,
+            ability_id=None,
+            prize=prize,
+            kind="simple",
+        )
+
+    results = run_together(*(propose(f"to cross the river, take {i}") for i in range(4)))
+    made = [r for r in results if isinstance(r, Proposal)]
+    refused = [r for r in results if isinstance(r, ContestError)]
+    assert len(made) == 1 and len(refused) == 3, results
+    assert all("waiting for the GM already" in str(r) for r in refused)
+    assert Proposal.objects.count() == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .test_your_move import bar, open_table, wait_seq
+from .test_your_move import bar, open_table, shoot, wait_seq
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "proposals"
 NAME = "Ashfen's proposals"
@@ -20,12 +20,6 @@ NAME = "Ashfen's proposals"
 def table_url(table_server):
     """A copy of the demo campaign with a session open."""
     return table_server.base, table_server.demo_campaign(NAME)
-
-
-def shoot(pages, step):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for name, page in pages.items():
-        page.screenshot(path=str(SHOTS / f"{step}-{name}.png"), full_page=True)
 
 
 def propose(page, prize, how):
@@ -57,7 +51,7 @@ def test_a_proposal_amended_framed_and_played_and_another_declined(browser, tabl
     expect(bob.locator("#proposals [data-action=withdraw_proposal]")).to_have_count(0)
     expect(bob.locator("#gm-proposals, [data-action=accept_proposal]")).to_have_count(0)
     expect(alice.locator("#proposals").get_by_role("button", name="Withdraw")).to_be_visible()
-    shoot(pages, "1-proposed")
+    shoot(pages, "1-proposed", SHOTS)
 
     # The GM amends it: the frame form filled from it; a rating of their own.
     waiting.get_by_role("button", name="Amend…").click()
@@ -77,7 +71,7 @@ def test_a_proposal_amended_framed_and_played_and_another_declined(browser, tabl
             "The GM amended it and framed it against a resistance of 14 as contest #1."
         )
     expect(waiting).not_to_contain_text("Your move")
-    shoot(pages, "2-framed")
+    shoot(pages, "2-framed", SHOTS)
 
     # Played to its end as any contest.
     alice.locator("#my-picks").get_by_role("button").first.click()
@@ -101,6 +95,6 @@ def test_a_proposal_amended_framed_and_played_and_another_declined(browser, tabl
             "The GM declined it: The raiders do not parley tonight."
         )
     expect(waiting).not_to_contain_text("Your move")
-    shoot(pages, "3-declined")
+    shoot(pages, "3-declined", SHOTS)
     for page in everyone:
         page.context.close()

@@ -48,10 +48,10 @@ def bar(page):
     return page.locator("#your-move")
 
 
-def shoot(pages, step):
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def shoot(pages, step, folder=SHOTS):
+    folder.mkdir(parents=True, exist_ok=True)
     for name, page in pages.items():
-        page.screenshot(path=str(SHOTS / f"{step}-{name}.png"), full_page=True)
+        page.screenshot(path=str(folder / f"{step}-{name}.png"), full_page=True)
 
 
 def no_sideways_scroll(page):
