@@ -179,6 +179,9 @@ class Session(models.Model):
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
     recap = models.TextField(blank=True, **text_limit(RECAP, "Markdown."))
+    recap_published_at = models.DateTimeField(
+        null=True, blank=True, help_text="Empty: the recap is the GM's draft, not shown to players."
+    )
     attendees = models.ManyToManyField(
         "characters.Character", related_name="sessions_attended", blank=True
     )

@@ -113,16 +113,23 @@ def test_a_page_that_hears_its_table_pings_less_and_still_sees_a_drop(table_serv
             alice.wait_for_timeout(50)
         raise AssertionError("the server never answered the ping")
 
+    def quiet_for(ms: int) -> None:
+        """The page's time moves on a tenth of a second at a time, and a ping it sends is
+        answered before it moves on, as a real server answers within that tenth (moved on
+        in one leap, every answer would come late by the page's clock, and the next tick
+        would find it too recent to ping)."""
+        for _ in range(ms // 100):
+            pings, heard = count("qwPings"), count("qwHeard")
+            alice.clock.run_for(100)
+            if count("qwPings") > pings:
+                until_heard_more_than(heard)
+
     quiet_from = count("qwPings")
-    for _ in range(4):  # 8 s of the page's time with nothing said at the table
-        pings, heard = count("qwPings"), count("qwHeard")
-        alice.clock.run_for(2_000)
-        if count("qwPings") > pings:
-            until_heard_more_than(heard)  # its answer, before the page's time moves on
-    # A ping every 2 s. The first tick may come within a second of the last word heard,
-    # and on a loaded machine the table's own first messages to the page (its presence,
-    # its state) may still arrive in the first seconds, each one restarting the wait: so
-    # 8 s of the page's time for at least two pings.
+    quiet_for(8_000)  # 8 s of the page's time with nothing said at the table
+    # A ping every 2 s, so four ticks. The first tick may come within a second of the
+    # last word heard, and on a loaded machine the table's own first messages to the page
+    # (its presence, its state) may still arrive in the first seconds, each one putting
+    # off the next ping: so at least two of the four.
     assert count("qwPings") - quiet_from >= 2
 
     busy_from = count("qwPings")
