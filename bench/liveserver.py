@@ -150,7 +150,10 @@ def prepared_template(kind: str) -> str:
                     manage(env, *step)
                 building.rename(path)
         return str(path)
-    name = f"qw_tpl_{kind}_{version}"
+    # Named after the database the run is given, so two checkouts sharing a server
+    # (each with its own DATABASE_URL) never drop each other's templates as stale.
+    owner = re.sub(r"\W", "_", urllib.parse.urlsplit(base).path.strip("/"))[:20]
+    name = f"qw_tpl_{owner}_{kind}_{version}"
     with psycopg.connect(_admin_url(base), autocommit=True) as conn:
         # One builder at a time across processes; the lock ends with the connection.
         conn.execute("SELECT pg_advisory_lock(hashtext('questworlds-test-templates'))")
@@ -158,7 +161,7 @@ def prepared_template(kind: str) -> str:
             return name
         stale = conn.execute(
             "SELECT datname FROM pg_database WHERE datname LIKE %s",
-            (f"qw_tpl_{kind}_%",),
+            (f"qw_tpl_{owner}_{kind}_%",),
         ).fetchall()
         for (old,) in stale:
             conn.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')

@@ -190,6 +190,7 @@ def demo_archive_create(campaign: Campaign) -> None:
         title="The ferry that would not sink",
         started_at=ended - timedelta(hours=3),
         ended_at=ended,
+        recap_published_at=ended,
         recap=(
             "Tamsin poled the last ferry across the **Grey River** while Brannoc sang the "
             "drowned gods to sleep.\n\n"

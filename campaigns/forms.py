@@ -19,6 +19,7 @@ from .models import (
     Role,
     RollVisibility,
 )
+from .recap import pickable_chat
 from .services import INVITATION_DAYS_DEFAULT, INVITATION_DAYS_MAX
 
 
@@ -215,14 +216,46 @@ class SessionEndForm(forms.Form):
     )
 
 
+class _ChatLines(inputs.IdMultipleChoiceField):
+    """The session's lines said in character, each labelled as the table shows it."""
+
+    def label_from_instance(self, obj) -> str:
+        return obj.as_text()
+
+
 class SessionEditForm(forms.Form):
+    """A session's title and recap, and which of the recap page's buttons was pressed."""
+
+    SAVE, PUBLISH, WITHDRAW, REDRAFT = "save", "publish", "withdraw", "redraft"
+
     title = forms.CharField(required=False, max_length=200)
     recap = forms.CharField(
         required=False,
         max_length=limits.RECAP,
-        widget=forms.Textarea(attrs={"rows": 8}),
+        widget=forms.Textarea(attrs={"rows": 14}),
         help_text=f"Markdown: **bold**, *italics*, lists, links. {limits.hint(limits.RECAP)}",
     )
+    chat = _ChatLines(
+        queryset=None,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Lines from the chat for a new draft",
+        help_text="What the characters said or did at the table; none unless you pick them.",
+        error_messages={
+            "invalid_choice": "That line is not one the characters said in this session.",
+            "invalid_pk_value": "That is not a line of this session's chat.",
+        },
+    )
+    intent = forms.ChoiceField(
+        required=False,
+        choices=[(SAVE, "Save"), (PUBLISH, "Publish"), (WITHDRAW, "Withdraw"), (REDRAFT, "Draft")],
+        widget=forms.HiddenInput,
+        error_messages={"invalid_choice": "That is not one of this page's buttons."},
+    )
+
+    def __init__(self, *args, session, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        inputs.model_choices(self, "chat").queryset = pickable_chat(session)
 
 
 IMPORT_MAX_BYTES = 10 * 1024 * 1024

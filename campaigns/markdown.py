@@ -7,6 +7,9 @@ links never survive) before it is marked safe.
 
 from __future__ import annotations
 
+import html
+import re
+
 import markdown as markdown_lib
 import nh3
 from django.utils.safestring import SafeString, mark_safe
@@ -32,3 +35,17 @@ def render_markdown(text: str) -> SafeString:
         link_rel="noopener noreferrer nofollow",
     )
     return mark_safe(clean)  # noqa: S308 - sanitised by nh3 just above
+
+
+# Characters that make Markdown out of plain text anywhere in a line, escaped with a
+# backslash (`<`, `>` and `&` become HTML entities first, and so does `~`, which only
+# some Markdowns let a backslash escape), and what starts a block when it begins a line.
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]#!|])")
+_BLOCK_START = re.compile(r"^(?:[-+=]|\d{1,9}[.)])(?=\s|$)")
+
+
+def plain_text(value: object) -> str:
+    """`value` as Markdown that reads exactly as typed, on one line."""
+    text = " ".join(html.escape(str(value), quote=False).split())
+    text = _INLINE_MARKUP.sub(r"\\\1", text).replace("~", "&#126;")
+    return _BLOCK_START.sub(lambda start: f"{start[0][:-1]}\\{start[0][-1]}", text)

@@ -221,10 +221,13 @@ def filter_characters(viewer: ArchiveViewer) -> list[Character]:
 
 
 def session_search_page(viewer: ArchiveViewer, q: str, page_number: Any) -> Page:
-    """Sessions whose title or recap mention `q`."""
+    """Sessions whose title or recap mention `q` (a draft recap only for the GM)."""
+    in_recap = Q(recap__icontains=q)
+    if not viewer.is_gm:
+        in_recap &= Q(recap_published_at__isnull=False)
     sessions = (
         Session.objects.filter(campaign=viewer.campaign)
-        .filter(Q(title__icontains=q) | Q(recap__icontains=q))
+        .filter(Q(title__icontains=q) | in_recap)
         .select_related("season")
         .order_by("number")
     )

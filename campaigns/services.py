@@ -29,6 +29,7 @@ from contests.core.rules.ratings import Rating
 from questworlds_site.accounts.models import User
 
 from .models import Campaign, Invitation, Membership, Npc, Role, Season, Session
+from .recap import draft_recap
 
 INVITATION_DAYS_DEFAULT = 7
 INVITATION_DAYS_MAX = 30
@@ -460,7 +461,9 @@ def session_start(
 def session_end(*, session: Session, actor: User, recap: str | None = None) -> Session:
     """Close the session: each attendee's unspent hero points become XP (advances) or
     are lost (classic), and conditions that wane at a session's end (hurt, fresh;
-    §2.11.4) end for every character of the campaign. An optional recap (Markdown)."""
+    §2.11.4) end for every character of the campaign. The recap (Markdown) is the
+    GM's `recap` if given, else drafted from the session's events; it stays a draft
+    for the GM alone until published (`session_recap_publish`)."""
     campaign = _lock(session.campaign)
     _require_gm(campaign, actor)
     session = Session.objects.select_for_update().get(pk=session.pk)
@@ -473,10 +476,12 @@ def session_end(*, session: Session, actor: User, recap: str | None = None) -> S
             character=character, actor=actor, reason=str(session)
         )
     session.ended_at = timezone.now()
-    if recap is not None:
-        session.recap = recap.strip()
+    # The recap is the GM's draft until published: theirs if written, else the app's
+    # from what happened (issue 30); players see nothing of it yet.
+    session.recap = (recap or "").strip() or draft_recap(session)
+    session.recap_published_at = None
     session.full_clean()
-    session.save(update_fields=["ended_at", "recap"])
+    session.save(update_fields=["ended_at", "recap", "recap_published_at"])
     _session_at_table(
         campaign, f"{session} has ended: the chat is closed until the GM starts the next one.", None
     )
@@ -485,9 +490,33 @@ def session_end(*, session: Session, actor: User, recap: str | None = None) -> S
 
 @transaction.atomic
 def session_update(*, session: Session, actor: User, title: str, recap: str) -> Session:
-    """Edit a session's title and recap (Markdown), during or after it."""
+    """Edit a session's title and recap (Markdown), during or after it; a published
+    recap stays published (players read the edit), a draft stays a draft."""
     _require_gm(session.campaign, actor)
     session.title, session.recap = title.strip(), recap.strip()
     session.full_clean()
     session.save(update_fields=["title", "recap"])
+    return session
+
+
+@transaction.atomic
+def session_recap_publish(*, session: Session, actor: User) -> Session:
+    """Show the session's recap to the players, the public link and the chronicle."""
+    _require_gm(session.campaign, actor)
+    session = Session.objects.select_for_update().get(pk=session.pk)
+    if not session.recap.strip():
+        raise ValidationError("There is nothing to publish yet: write the recap first.")
+    if session.recap_published_at is None:
+        session.recap_published_at = timezone.now()
+        session.save(update_fields=["recap_published_at"])
+    return session
+
+
+@transaction.atomic
+def session_recap_withdraw(*, session: Session, actor: User) -> Session:
+    """Take a published recap back to a draft the players no longer see."""
+    _require_gm(session.campaign, actor)
+    session = Session.objects.select_for_update().get(pk=session.pk)
+    session.recap_published_at = None
+    session.save(update_fields=["recap_published_at"])
     return session

@@ -8,8 +8,6 @@ Markdown their authors wrote (`Prose`), kept as Markdown with raw HTML stripped.
 
 from __future__ import annotations
 
-import html
-import re
 import string
 
 import nh3
@@ -21,6 +19,7 @@ from contests.models import ChatMessage, Contest
 from contests.selectors import visible_chat
 
 from ..access import ArchiveViewer
+from ..markdown import plain_text
 from ..selectors import outcome_text, visible_events
 
 
@@ -28,20 +27,6 @@ class Prose(str):
     """Markdown people wrote (a recap, a campaign's description): its formatting is
     kept, but Markdown lets raw HTML through, so that is cleaned as the archive page
     cleans what it shows (nh3); `<`, `>` and `&` left in the words are escaped."""
-
-
-# Characters that make Markdown out of plain text anywhere in a line, escaped with a
-# backslash (`<`, `>` and `&` become HTML entities first, and so does `~`, which only
-# some Markdowns let a backslash escape), and what starts a block when it begins a line.
-_INLINE_MARKUP = re.compile(r"([\\`*_\[\]#!|])")
-_BLOCK_START = re.compile(r"^(?:[-+=]|\d{1,9}[.)])(?=\s|$)")
-
-
-def plain_text(value: object) -> str:
-    """`value` as Markdown that reads exactly as typed, on one line."""
-    text = " ".join(html.escape(str(value), quote=False).split())
-    text = _INLINE_MARKUP.sub(r"\\\1", text).replace("~", "&#126;")
-    return _BLOCK_START.sub(lambda start: f"{start[0][:-1]}\\{start[0][-1]}", text)
 
 
 class _Chronicle(string.Formatter):
@@ -94,7 +79,7 @@ def campaign_chronicle(viewer: ArchiveViewer) -> str:
         when = session.started_at.strftime("%Y-%m-%d")
         attendees = ", ".join(c.name for c in session.attendees.all()) or "nobody recorded"
         lines += [_line("*{}* · Attendees: {}", when, attendees), ""]
-        if session.recap:
+        if session.recap and session.recap_published_at:  # a draft is the GM's alone
             lines += [_line("{}", Prose(session.recap)), ""]
         for contest in session.played:
             lines += _contest_chronicle(viewer, contest)

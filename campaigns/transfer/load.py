@@ -115,7 +115,11 @@ def campaign_import(*, data: Any) -> Campaign:
         refs[Table.SEASONS][season.number] = season.pk
     for item in _require(data, "sessions", list, "the file"):
         row = row_in(s.SESSION, item, into, f"session {item.get('number')}")
-        session = _saved(row.new(Session, campaign=campaign), row)
+        new = row.new(Session, campaign=campaign)
+        if "recap_published_at" not in item and new.recap and new.ended_at:
+            # A file from before drafts: its recaps were everyone's, and stay so.
+            new.recap_published_at = new.ended_at
+        session = _saved(new, row)
         refs[Table.SESSIONS][session.number] = session.pk
     for item in _require(data, "npcs", list, "the file"):
         row = row_in(s.NPC, item, into, "npc")

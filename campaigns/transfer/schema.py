@@ -333,6 +333,7 @@ SESSION = Section(
         _when("started_at"),
         _when("ended_at"),
         _text("recap"),
+        _when("recap_published_at"),
         _refs("attendees", Table.CHARACTERS),
     ),
 )

@@ -2,8 +2,8 @@
 selector, render.
 
 By page: `campaign.py` (the campaign, its options and members, invitations, NPCs,
-seasons, sessions, its exports and import) and `archive.py` (the archive, for members
-and on the public link).
+its exports and import), `sessions.py` (seasons and sessions, the recap) and
+`archive.py` (the archive, for members and on the public link).
 """
 
 from .archive import (
@@ -40,11 +40,8 @@ from .campaign import (
     npc_delete,
     npc_edit,
     npc_list,
-    season_start,
-    session_edit,
-    session_end,
-    session_start,
 )
+from .sessions import season_start, session_edit, session_end, session_start
 
 __all__ = [
     "archive_contest",

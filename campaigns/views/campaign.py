@@ -34,12 +34,8 @@ from ..forms import (
     InvitationForm,
     JoinForm,
     NpcForm,
-    SeasonStartForm,
-    SessionEditForm,
-    SessionEndForm,
-    SessionStartForm,
 )
-from ..models import Invitation, Membership, Npc, Role, Session
+from ..models import Invitation, Membership, Npc, Role
 from ..transfer import campaign_chronicle, campaign_export, campaign_import, missing_usernames
 
 
@@ -95,6 +91,18 @@ def campaign_detail(request: AuthenticatedRequest, campaign_id: int) -> HttpResp
         "open_session": campaign.open_session(),
         "latest_season": campaign.seasons.order_by("-number").first(),
         "recent_sessions": campaign.sessions.order_by("-number")[:3],
+        # The latest published recap for everyone; the GM's drafts waiting for them.
+        "latest_recap": campaign.sessions.filter(recap_published_at__isnull=False)
+        .exclude(recap="")
+        .order_by("-number")
+        .first(),
+        "recap_drafts": list(
+            campaign.sessions.filter(recap_published_at__isnull=True, ended_at__isnull=False)
+            .exclude(recap="")
+            .order_by("number")
+        )
+        if role == "gm"
+        else [],
     }
     return render(request, "campaigns/detail.html", context)
 
@@ -388,96 +396,3 @@ def npc_delete(request: AuthenticatedRequest, campaign_id: int, npc_id: int) -> 
 
 
 # --------------------------------------------------------------------- seasons and sessions
-
-
-def season_start(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_campaign_for_gm(request.user, campaign_id)
-    form = SeasonStartForm(
-        _posted(request), initial={"progression": campaign.resistance_progression}
-    )
-    if request.method == "POST" and form.is_valid():
-        try:
-            season = services.season_start(
-                campaign=campaign, actor=request.user, **form.cleaned_data
-            )
-        except ValidationError as exc:
-            form.add_error(None, exc)
-        else:
-            messages.success(request, f"{season} begins; base resistance {season.base_resistance}.")
-            return redirect("campaign_detail", campaign.pk)
-    intro = (
-        f"The base resistance is now {campaign.rules_options.base_resistance}. "
-        "In a new season it usually rises, and last season's opposition become mooks (§2.9)."
-    )
-    return _form_page(
-        request, form, campaign=campaign, title="Start a new season", intro=intro, submit="Start"
-    )
-
-
-def session_start(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
-    campaign = get_campaign_for_gm(request.user, campaign_id)
-    form = SessionStartForm(_posted(request), campaign=campaign)
-    if request.method == "POST" and form.is_valid():
-        try:
-            session = services.session_start(
-                campaign=campaign,
-                actor=request.user,
-                title=form.cleaned_data["title"],
-                attendees=form.cleaned_data["attendees"],
-            )
-        except ValidationError as exc:
-            form.add_error(None, exc)
-        else:
-            messages.success(request, f"{session} has started; hero points are refreshed.")
-            return redirect("campaign_detail", campaign.pk)
-    economy = campaign.rules_options.hero_point_economy
-    intro = (
-        "Each attending character gains 1 hero point (advances economy, §7.1)."
-        if economy == "advances"
-        else "Each attending character gets 3 hero points (classic economy, 1e §6)."
-    )
-    return _form_page(
-        request, form, campaign=campaign, title="Start a session", intro=intro, submit="Start"
-    )
-
-
-def _session(campaign, number: int) -> Session:
-    return get_object_or_404(Session, campaign=campaign, number=number)
-
-
-def session_end(request: AuthenticatedRequest, campaign_id: int, number: int) -> HttpResponse:
-    campaign = get_campaign_for_gm(request.user, campaign_id)
-    session = _session(campaign, number)
-    form = SessionEndForm(_posted(request), initial={"recap": session.recap})
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.session_end(
-                session=session, actor=request.user, recap=form.cleaned_data["recap"]
-            )
-        except ValidationError as exc:
-            form.add_error(None, exc)
-        else:
-            messages.success(request, f"{session} has ended.")
-            return redirect("archive_session", campaign.pk, session.number)
-    economy = campaign.rules_options.hero_point_economy
-    intro = (
-        "Unspent hero points become experience (advances, §7.1)"
-        if economy == "advances"
-        else "Unspent hero points are lost (classic, 1e §6)"
-    ) + "; hurt and fresh states wane (§2.11.4)."
-    return _form_page(
-        request, form, campaign=campaign, title=f"End {session}", intro=intro, submit="End it"
-    )
-
-
-def session_edit(request: AuthenticatedRequest, campaign_id: int, number: int) -> HttpResponse:
-    campaign = get_campaign_for_gm(request.user, campaign_id)
-    session = _session(campaign, number)
-    form = SessionEditForm(
-        _posted(request), initial={"title": session.title, "recap": session.recap}
-    )
-    if request.method == "POST" and form.is_valid():
-        services.session_update(session=session, actor=request.user, **form.cleaned_data)
-        messages.success(request, "The session is saved.")
-        return redirect("archive_session", campaign.pk, session.number)
-    return _form_page(request, form, campaign=campaign, title=f"Edit {session}", submit="Save")

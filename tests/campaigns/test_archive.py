@@ -138,6 +138,7 @@ def low_water_play(campaign, gm, alice, tamsin) -> None:
         campaign, gm, tamsin, boatcraft, dice=(5, 10), prize="Find the ferryman", consequences=[]
     )
     services.session_end(session=session, actor=gm, recap="We *crossed* the river.")
+    services.session_recap_publish(session=session, actor=gm)
 
 
 # --------------------------------------------------------------------- pages
@@ -490,6 +491,7 @@ def many_played(django_db_setup, django_db_blocker):
                 **prize(n),
             )
         services.session_end(session=session, actor=gm, recap="The eel")
+        services.session_recap_publish(session=session, actor=gm)
         session = services.session_start(campaign=campaign, actor=gm)
         played = {c.number: c for c in campaign.contests.all()}
         contests_repeat({n: (played[n - 20], session) for n in range(21, 41)}, prize)

@@ -177,6 +177,7 @@ def small_campaign(django_db_setup, django_db_blocker):
                 {n: (sources[source(n)], session) for n in contests if n > PLAYED}, words
             )
             services.session_end(session=session, actor=gm, recap=recap(number))
+            services.session_recap_publish(session=session, actor=gm)
         token = services.campaign_publish(campaign=campaign, actor=gm)
     yield {
         "campaign": campaign,
@@ -206,6 +207,7 @@ def grow(campaign: Campaign) -> None:
             recap=recap(number),
             started_at=model.started_at + timedelta(days=7 * (number - 2)),
             ended_at=model.started_at + timedelta(days=7 * (number - 2), hours=4),
+            recap_published_at=model.started_at + timedelta(days=7 * (number - 2), hours=4),
         )
         for number in LARGE_SESSIONS
         if number not in SMALL_SESSIONS

@@ -108,6 +108,7 @@ def played_campaign_create() -> Campaign:
     act(raid, gm, "apply_consequences")
 
     services.session_end(session=session, actor=gm, recap="The *flood* came.")
+    services.session_recap_publish(session=session, actor=gm)
     services.season_start(campaign=campaign, actor=gm, name="High Water")
     services.session_start(campaign=campaign, actor=gm, title="Still going")
     return campaign
@@ -144,6 +145,22 @@ def test_the_json_export_imports_into_a_fresh_install_with_the_same_result(playe
     imported = campaign_import(data=exported)
     again = json.loads(json.dumps(campaign_export(imported)))
     assert again == exported
+
+
+def test_a_recap_keeps_its_state_and_a_file_from_before_drafts_keeps_it_shown(played_campaign):
+    """Published or a draft, a recap comes back as it left (issue 30); a file written
+    before drafts existed has no such field, and its recaps were everyone's."""
+    exported = json.loads(json.dumps(campaign_export(played_campaign)))
+    flood = next(s for s in exported["sessions"] if s["title"] == "Flood")
+    assert flood["recap"] == "The *flood* came." and flood["recap_published_at"]
+    flood["recap_published_at"] = None
+    wipe(played_campaign)
+    imported = campaign_import(data=exported)
+    assert imported.sessions.get(title="Flood").recap_published_at is None
+    del flood["recap_published_at"]
+    wipe(imported)
+    older = campaign_import(data=exported).sessions.get(title="Flood")
+    assert older.recap == "The *flood* came." and older.recap_published_at == older.ended_at
 
 
 @pytest.fixture

@@ -36,3 +36,12 @@ def brannoc(campaign, bob):
     character = Character.objects.create(name="Brannoc", player=bob, campaign=campaign)
     Ability.objects.create(character=character, name="Temple singer", rating=27)
     return character
+
+
+@pytest.fixture
+def sheets(tamsin, brannoc):
+    """Each character's private ability and flaw, and hero points for the evening
+    (tests/contests/every_kind.py)."""
+    from .every_kind import give_sheets
+
+    return give_sheets(tamsin, brannoc)
