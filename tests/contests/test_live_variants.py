@@ -85,7 +85,7 @@ def test_a_decided_simple_contest_escalates_into_a_scored_one(table, session, gm
     contest = ready(table, frame(table, tamsin), alice, tamsin)
     table.act(contest, gm, "roll", rolls=(5, 16))
     table.act(contest, gm, "resolve")
-    with pytest.raises(ContestError, match="scored, chained"):
+    with pytest.raises(ContestError, match="scored or chained"):
         table.act(contest, gm, "escalate", into="extended")
     table.act(contest, gm, "escalate", into="scored")
     assert contest.kind == "scored" and contest.status == ContestStatus.RUNNING

@@ -243,7 +243,7 @@ def test_a_row_written_before_a_field_was_dropped_still_replays():
         ("roll", {"pc_roll": 21, "opponent_roll": 5}, "must be a whole number from 1 to 20"),
         ("roll", {"pc_roll": "6"}, "must be a whole number"),
         ("choose_ability", {"side": "pc", "ability": "Boatcraft", "rating": []}, "rating"),
-        ("set_tactic", {"side": "both", "tactic": "x"}, "must be one of pc, opponent"),
+        ("set_tactic", {"side": "both", "tactic": "x"}, "must be one of pc or opponent"),
     ],
 )
 def test_a_stored_row_the_model_refuses_is_refused_with_its_reason(action, data, message):

@@ -120,7 +120,9 @@ def OneOf(  # noqa: N802
     """The check of one of `choices` (`Annotated[str, OneOf(TACTICS)]`), as text; with
     `normalise`, as the rules will read it."""
     allowed = tuple(choices)
-    listed = ", ".join(str(c) for c in allowed)
+    # In words, as people read them ("nearly impossible", not "nearly_impossible").
+    words = [str(c).replace("_", " ") for c in allowed]
+    listed = ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)
 
     def check(value: Any) -> str:
         if not isinstance(value, str) or plain_text_problem(value):
