@@ -12,12 +12,14 @@ from questworlds_site import inputs, limits
 from questworlds_site.uploads import read_json
 
 from .models import (
+    WEBHOOK_URL_MAX,
     Campaign,
     LongContestType,
     Npc,
     ResistanceProgression,
     Role,
     RollVisibility,
+    WebhookKind,
 )
 from .services import INVITATION_DAYS_DEFAULT, INVITATION_DAYS_MAX
 
@@ -222,6 +224,34 @@ class SessionEditForm(forms.Form):
         max_length=limits.RECAP,
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text=f"Markdown: **bold**, *italics*, lists, links. {limits.hint(limits.RECAP)}",
+    )
+
+
+class WebhookForm(forms.Form):
+    """The campaign's webhook, as the GM sets it. The URL is a secret: the field is
+    never filled in with it (blank keeps the one set); whether this server may send to
+    it is for `webhook_set` to say."""
+
+    url = forms.CharField(
+        label="Webhook URL",
+        required=False,
+        max_length=WEBHOOK_URL_MAX,
+        strip=True,
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "off",
+                "spellcheck": "false",
+                "placeholder": "https://discord.com/api/webhooks/…",
+            }
+        ),
+        help_text="In Discord: the channel's settings, Integrations, Webhooks, Copy Webhook "
+        "URL. Leave it blank to keep the one set.",
+    )
+    kinds = forms.MultipleChoiceField(
+        label="Relay when",
+        choices=WebhookKind.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
     )
 
 

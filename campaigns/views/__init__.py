@@ -2,8 +2,8 @@
 selector, render.
 
 By page: `campaign.py` (the campaign, its options and members, invitations, NPCs,
-seasons, sessions, its exports and import) and `archive.py` (the archive, for members
-and on the public link).
+seasons, sessions, its exports and import), `archive.py` (the archive, for members
+and on the public link) and `webhook.py` (the GM's Discord relay).
 """
 
 from .archive import (
@@ -45,6 +45,7 @@ from .campaign import (
     session_end,
     session_start,
 )
+from .webhook import campaign_webhook, campaign_webhook_remove, campaign_webhook_test
 
 __all__ = [
     "archive_contest",
@@ -64,6 +65,9 @@ __all__ = [
     "campaign_options",
     "campaign_publish",
     "campaign_unpublish",
+    "campaign_webhook",
+    "campaign_webhook_remove",
+    "campaign_webhook_test",
     "home",
     "invitation_accept",
     "invitation_create",
