@@ -50,10 +50,11 @@ def recap_published(session: Session) -> str:
     return _headed(session.campaign, f"The recap of {_session_name(session)} is published.")
 
 
-def _pc_side(framing: dict[str, Any]) -> str:
-    """Who the contest is for: the PC's name, or the names on the PCs' side of a group."""
+def _pc_side(framing: dict[str, Any]) -> tuple[str, bool]:
+    """Who the contest is for: the PC's name, or the names on the PCs' side of a group;
+    and whether they are several."""
     if isinstance(framing.get("pc"), dict) and framing["pc"].get("name"):
-        return plain(framing["pc"]["name"])
+        return plain(framing["pc"]["name"]), False
     side = framing.get("pc_side") or "pc"
     names = [
         plain(p["name"])
@@ -61,15 +62,17 @@ def _pc_side(framing: dict[str, Any]) -> str:
         if isinstance(p, dict) and p.get("side") == side and p.get("name") and not p.get("owner")
     ]
     if not names:
-        return "the PCs"
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        return "the PCs", True
+    if len(names) == 1:
+        return names[0], False
+    return f"{', '.join(names[:-1])} and {names[-1]}", True
 
 
-def _aim(who: str, prize: str, obstacle: str) -> str:
+def _aim(who: str, several: bool, prize: str, obstacle: str) -> str:
     if prize:
-        return f"{who} wants {plain(prize)}"
+        return f"{who} {'want' if several else 'wants'} {plain(prize)}"
     if obstacle:
-        return f"{who} faces {plain(obstacle)}"
+        return f"{who} {'face' if several else 'faces'} {plain(obstacle)}"
     return f"a contest for {who}"
 
 
@@ -77,10 +80,9 @@ def contest_framed(
     campaign: Campaign, *, kind_label: str, prize: str, obstacle: str, framing: dict[str, Any]
 ) -> str:
     """ "Contest framed: Tamsin wants to cross the ford before dusk (simple contest)." """
-    who = _pc_side(framing)
-    return _headed(
-        campaign, f"Contest framed: {_aim(who, prize, obstacle)} ({kind_label.lower()})."
-    )
+    who, several = _pc_side(framing)
+    aim = _aim(who, several, prize, obstacle)
+    return _headed(campaign, f"Contest framed: {aim} ({kind_label.lower()}).")
 
 
 def contest_outcome(
@@ -94,7 +96,7 @@ def contest_outcome(
 ) -> str:
     """ "Contest outcome: Tamsin wants to cross the ford — minor victory for Tamsin." The
     outcome from the PCs' side (§2.10), as the archive words it."""
-    who = _pc_side(framing)
+    who, several = _pc_side(framing)
     if automatic:
         result = f"an automatic victory for {who}"
     elif level is None:
@@ -103,7 +105,8 @@ def contest_outcome(
         result = "a tie"
     else:
         result = f"{describe_level(level)} for {who}"
-    return _headed(campaign, f"Contest outcome: {_aim(who, prize, obstacle)} — {result}.")
+    aim = _aim(who, several, prize, obstacle)
+    return _headed(campaign, f"Contest outcome: {aim} — {result}.")
 
 
 def sample_message(campaign: Campaign) -> str:

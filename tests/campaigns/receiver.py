@@ -37,7 +37,7 @@ class Received:
 
 
 class Receiver:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.replies: list[Reply] = []
         self.received: list[Received] = []
         self.arrived = threading.Condition()
@@ -67,7 +67,7 @@ class Receiver:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(
