@@ -244,8 +244,7 @@ class WebhookForm(forms.Form):
                 "placeholder": "https://discord.com/api/webhooks/…",
             }
         ),
-        help_text="In Discord: the channel's settings, Integrations, Webhooks, Copy Webhook "
-        "URL. Leave it blank to keep the one set.",
+        help_text="In Discord: the channel's settings, Integrations, Webhooks, Copy Webhook URL.",
     )
     kinds = forms.MultipleChoiceField(
         label="Relay when",
@@ -253,6 +252,11 @@ class WebhookForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+
+    def __init__(self, *args, has_webhook: bool, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if has_webhook:
+            self.fields["url"].help_text += " Leave it blank to keep the one set."
 
 
 IMPORT_MAX_BYTES = 10 * 1024 * 1024

@@ -88,6 +88,13 @@ class Campaign(models.Model):
         unique=True,
         help_text="Set while the archive has a public read-only link.",
     )
+    relayed_kinds = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="What the campaign's webhook relays (a copy of Webhook.kinds): read with "
+        "the campaign, so an action of a campaign that relays nothing costs no query.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

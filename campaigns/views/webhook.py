@@ -35,7 +35,11 @@ def campaign_webhook(request: AuthenticatedRequest, campaign_id: int) -> HttpRes
     campaign = get_campaign_for_gm(request.user, campaign_id)
     status = webhook_status(campaign)
     initial = {"kinds": status.kinds if status else DEFAULT_KINDS}
-    form = WebhookForm(request.POST if request.method == "POST" else None, initial=initial)
+    form = WebhookForm(
+        request.POST if request.method == "POST" else None,
+        initial=initial,
+        has_webhook=status is not None,
+    )
     if request.method == "POST" and form.is_valid():
         try:
             webhook_set(

@@ -39,6 +39,8 @@ IDLE_SECONDS = 60.0
 BATCH = 20
 # A message being sent is not due again before its lease ends (a dead process's lease).
 LEASE_MARGIN_SECONDS = 30.0
+# Messages sent or given up are kept this long (what the relay did, for an administrator).
+KEPT_FOR = timedelta(days=30)
 WAITING = Q(sent_at__isnull=True, gave_up_at__isnull=True)
 
 
@@ -46,11 +48,14 @@ def announce(campaign: Campaign | int, kind: str, text: str) -> None:
     """Relay `text` to the campaign's webhook, if it has one that relays `kind`
     (a `WebhookKind`), once the current transaction commits (at once outside one).
 
-    Nothing happens if the transaction rolls back. The check and the outbox row come
-    after the commit, and a failure there is logged, never raised into the action; the
-    sending is the relay thread's, off the request."""
+    Nothing happens if the transaction rolls back. The outbox row is written after the
+    commit, and a failure there is logged, never raised into the action; the sending is
+    the relay thread's, off the request. Given the campaign as read in the action (its
+    `relayed_kinds`), a kind it does not relay costs nothing: no callback, no query."""
     if kind not in WebhookKind.values:
         raise ValueError(f"not a kind of webhook message: {kind!r}")
+    if isinstance(campaign, Campaign) and kind not in (campaign.relayed_kinds or []):
+        return
     campaign_id = campaign if isinstance(campaign, int) else campaign.pk
     transaction.on_commit(functools.partial(_enqueue, campaign_id, kind, text), robust=True)
 
@@ -64,9 +69,9 @@ def _enqueue(campaign_id: int, kind: str, text: str) -> None:
     webhook = Webhook.objects.filter(campaign_id=campaign_id).only("id", "kinds").first()
     if webhook is None or not webhook.relays(kind):
         return
-    WebhookMessage.objects.create(
-        webhook=webhook, kind=kind, text=clipped(text), next_try_at=timezone.now()
-    )
+    now = timezone.now()
+    WebhookMessage.objects.create(webhook=webhook, kind=kind, text=clipped(text), next_try_at=now)
+    webhook.messages.filter(created_at__lt=now - KEPT_FOR).exclude(WAITING).delete()
     RELAY.wake()
 
 
@@ -88,6 +93,9 @@ def deliver_due() -> float:
     seconds until the next one is due (`IDLE_SECONDS` at most)."""
     while batch := _claim():
         for message in batch:
+            # No connection is held while a receiver takes its time (PostgreSQL's are
+            # shared by everything; the pool lends one again for the record).
+            connection.close()
             answer = delivery.post(
                 message.webhook.url, message.text, timeout=settings.WEBHOOK_TIMEOUT_SECONDS
             )

@@ -65,7 +65,10 @@ def webhook_set(*, campaign: Campaign, actor: User, url: str, kinds: Iterable[st
         webhook.last_success_at = webhook.last_error_at = None
         webhook.last_error = ""
     webhook.kinds = chosen
+    webhook.full_clean()
     webhook.save()
+    campaign.relayed_kinds = chosen
+    campaign.save(update_fields=["relayed_kinds"])
     return webhook
 
 
@@ -74,6 +77,8 @@ def webhook_remove(*, campaign: Campaign, actor: User) -> None:
     """Forget the webhook, and the messages still waiting for it."""
     campaign = _require_gm_now(campaign, actor, lock=True)
     Webhook.objects.filter(campaign=campaign).delete()
+    campaign.relayed_kinds = []
+    campaign.save(update_fields=["relayed_kinds"])
 
 
 def webhook_test(*, campaign: Campaign, actor: User) -> delivery.Answer:

@@ -220,6 +220,8 @@ DECIDED = (ContestStatus.RESOLVING, ContestStatus.FINISHED)
 def _announce_outcome(contest: Contest, flow: BaseFlow) -> None:
     """Discord, if the GM relays outcomes: the outcome in words from the PCs' side, as
     the archive says it (once a decision: again only if an undo reopened it)."""
+    if WebhookKind.CONTEST_OUTCOME not in (contest.campaign.relayed_kinds or []):
+        return  # nothing to word (announce would check the same)
     outcome = flow.state.get("outcome") or {}
     text = webhook_texts.contest_outcome(
         contest.campaign,
@@ -229,7 +231,7 @@ def _announce_outcome(contest: Contest, flow: BaseFlow) -> None:
         level=contest.outcome_level,
         automatic=bool(outcome.get("automatic")),
     )
-    webhooks.announce(contest.campaign_id, WebhookKind.CONTEST_OUTCOME, text)
+    webhooks.announce(contest.campaign, WebhookKind.CONTEST_OUTCOME, text)
 
 
 _EVENT_COLUMNS = ("contest", "seq", "actor", "type", "payload", "idempotency_key", "created_at")

@@ -434,12 +434,13 @@ def contest_frame(
     event.contest = contest
     _emit(contest, event)
     # Discord, if the GM relays framings: the player-safe words (no rating, no notes).
-    text = webhook_texts.contest_framed(
-        campaign,
-        kind_label=contest.get_kind_display(),
-        prize=contest.prize,
-        obstacle=contest.obstacle,
-        framing=framing,
-    )
-    webhooks.announce(campaign, WebhookKind.CONTEST_FRAMED, text)
+    if WebhookKind.CONTEST_FRAMED in (campaign.relayed_kinds or []):
+        text = webhook_texts.contest_framed(
+            campaign,
+            kind_label=contest.get_kind_display(),
+            prize=contest.prize,
+            obstacle=contest.obstacle,
+            framing=framing,
+        )
+        webhooks.announce(campaign, WebhookKind.CONTEST_FRAMED, text)
     return ActionResult(contest, event, created=True)

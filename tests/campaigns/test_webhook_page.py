@@ -105,6 +105,8 @@ def test_a_blank_address_keeps_the_webhook_and_changes_what_it_relays(client, ca
     webhook = Webhook.objects.get()
     assert webhook.url == DISCORD
     assert webhook.kinds == ["session_ended", "recap_published"]
+    campaign.refresh_from_db()
+    assert campaign.relayed_kinds == ["session_ended", "recap_published"]
 
 
 def test_a_blank_address_without_a_webhook_says_what_is_missing(client, campaign, gm):
@@ -124,6 +126,9 @@ def test_the_gm_removes_the_webhook(client, campaign, gm):
     response = client.post(reverse("campaign_webhook_remove", args=[campaign.pk]), follow=True)
     assert "The webhook is removed" in response.content.decode()
     assert not Webhook.objects.exists()
+    # The campaign's own copy of what it relays goes with it (read by every action).
+    campaign.refresh_from_db()
+    assert campaign.relayed_kinds == []
 
 
 def test_a_new_address_starts_with_a_clean_status(client, campaign, gm):

@@ -31,7 +31,11 @@ class Command(BaseCommand):
             raise CommandError("The port is a number from 1 to 65535.")
         if not 200 <= status <= 599:
             raise CommandError("The status is an HTTP status, 200 to 599.")
-        write = self.stdout.write
+        out = self.stdout
+
+        def write(line: str) -> None:
+            out.write(line)
+            out.flush()  # each message as it comes, even into a file or a pipe
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
