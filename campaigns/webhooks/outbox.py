@@ -123,13 +123,15 @@ def _claim() -> list[WebhookMessage]:
         .exclude(Exists(earlier))
         .order_by("next_try_at", "pk")
     )
-    lease = now + timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS)
-    claimed = []
+    timeout: float = settings.WEBHOOK_TIMEOUT_SECONDS
+    claimed: list[int] = []
     with transaction.atomic():
         if connection.features.has_select_for_update_skip_locked:
             # PostgreSQL: rows another process is claiming are skipped, not waited for.
             due = due.select_for_update(skip_locked=True)
         for pk, was_due in list(due.values_list("pk", "next_try_at")[:BATCH]):
+            # Sent one after another: the nth waits for the n-1 before it.
+            lease = now + timedelta(seconds=timeout * (len(claimed) + 1) + LEASE_MARGIN_SECONDS)
             # Only if nobody moved it meanwhile (SQLite has no row locks: this is the
             # claim there, in a transaction that holds the database's write lock).
             taken = WebhookMessage.objects.filter(pk=pk, next_try_at=was_due).update(
@@ -137,11 +139,9 @@ def _claim() -> list[WebhookMessage]:
             )
             if taken:
                 claimed.append(pk)
-    return list(
-        WebhookMessage.objects.filter(pk__in=claimed)
-        .select_related("webhook")
-        .order_by("webhook_id", "pk")
-    )
+    messages = WebhookMessage.objects.filter(pk__in=claimed).select_related("webhook")
+    by_id = {message.pk: message for message in messages}
+    return [by_id[pk] for pk in claimed if pk in by_id]  # in the order of their leases
 
 
 def _record(message: WebhookMessage, answer: delivery.Answer) -> None:

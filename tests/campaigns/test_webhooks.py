@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns import services
 from campaigns.models import Webhook, WebhookMessage
@@ -76,7 +78,7 @@ def start_session(client, gm, campaign, title="Low water"):
     return response
 
 
-def settled(message_filter=None):
+def settled():
     """Wait until no message is waiting (each sent or given up)."""
     done = RELAY.wait_for(lambda: not WebhookMessage.objects.filter(WAITING).exists(), WAIT)
     assert done, "a message is still waiting"
@@ -302,6 +304,26 @@ def test_a_webhook_deleted_in_discord_is_not_tried_again(client, receiver, campa
         "Not delivered: the receiver answered 404 (no such webhook: it may have been "
         "deleted in Discord; Unknown Webhook). Gave up"
     )
+
+
+def test_a_message_a_stopped_process_left_is_sent_by_this_one(client, receiver, campaign, gm):
+    webhook = set_webhook(client, gm, campaign, receiver.url())
+    # As a process that died while sending leaves it: tried once, its lease run out.
+    WebhookMessage.objects.create(
+        webhook=webhook,
+        kind="session_started",
+        text="left behind",
+        attempts=1,
+        next_try_at=timezone.now() - timedelta(seconds=1),
+    )
+    # The GM's page shows it waiting, and wakes this process's relay.
+    html = client.get(reverse("campaign_webhook", args=[campaign.pk])).content.decode()
+    assert "<dt>Messages waiting</dt><dd>1</dd>" in html
+
+    [got] = receiver.wait_for(1)
+    assert got.text == "left behind"
+    settled()
+    assert WebhookMessage.objects.get().attempts == 2
 
 
 # --------------------------------------------------------------------- the table's pace
