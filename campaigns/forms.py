@@ -12,12 +12,14 @@ from questworlds_site import inputs, limits
 from questworlds_site.uploads import read_json
 
 from .models import (
+    WEBHOOK_URL_MAX,
     Campaign,
     LongContestType,
     Npc,
     ResistanceProgression,
     Role,
     RollVisibility,
+    WebhookKind,
 )
 from .recap import pickable_chat
 from .services import INVITATION_DAYS_DEFAULT, INVITATION_DAYS_MAX
@@ -256,6 +258,38 @@ class SessionEditForm(forms.Form):
     def __init__(self, *args, session, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         inputs.model_choices(self, "chat").queryset = pickable_chat(session)
+
+
+class WebhookForm(forms.Form):
+    """The campaign's webhook, as the GM sets it. The URL is a secret: the field is
+    never filled in with it (blank keeps the one set); whether this server may send to
+    it is for `webhook_set` to say."""
+
+    url = forms.CharField(
+        label="Webhook URL",
+        required=False,
+        max_length=WEBHOOK_URL_MAX,
+        strip=True,
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "off",
+                "spellcheck": "false",
+                "placeholder": "https://discord.com/api/webhooks/…",
+            }
+        ),
+        help_text="In Discord: the channel's settings, Integrations, Webhooks, Copy Webhook URL.",
+    )
+    kinds = forms.MultipleChoiceField(
+        label="Relay when",
+        choices=WebhookKind.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    def __init__(self, *args, has_webhook: bool, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if has_webhook:
+            self.fields["url"].help_text += " Leave it blank to keep the one set."
 
 
 IMPORT_MAX_BYTES = 10 * 1024 * 1024

@@ -1,3 +1,5 @@
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -85,6 +87,13 @@ class Campaign(models.Model):
         blank=True,
         unique=True,
         help_text="Set while the archive has a public read-only link.",
+    )
+    relayed_kinds = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="What the campaign's webhook relays (a copy of Webhook.kinds): read with "
+        "the campaign, so an action of a campaign that relays nothing costs no query.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -291,3 +300,92 @@ class Npc(models.Model):
     @property
     def rating_text(self) -> str:
         return str(Rating(self.rating))
+
+
+class WebhookKind(models.TextChoices):
+    """What a campaign's webhook may relay (campaigns.webhooks.announce), in the GM's words."""
+
+    SESSION_STARTED = "session_started", "A session starts"
+    SESSION_ENDED = "session_ended", "A session ends"
+    CONTEST_FRAMED = "contest_framed", "The GM frames a contest"
+    CONTEST_OUTCOME = "contest_outcome", "A contest's outcome is decided (in words)"
+    RECAP_PUBLISHED = "recap_published", "The GM publishes a session's recap"
+
+
+# Discord refuses a message's content past 2,000 characters.
+WEBHOOK_TEXT_MAX = 2_000
+WEBHOOK_URL_MAX = 500
+
+
+class Webhook(models.Model):
+    """Where a campaign's news goes (a Discord webhook, or another allowed host), what is
+    relayed, and how the latest deliveries went.
+
+    The URL is a secret (whoever has it may post in the channel): it is shown only
+    masked (`masked_url`), never logged, never exported (campaigns/transfer)."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="webhook")
+    url = models.CharField(max_length=WEBHOOK_URL_MAX)
+    kinds = models.JSONField(default=list, blank=True, help_text="WebhookKind values relayed.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+    last_error_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Webhook of {self.campaign_id} to {self.masked_url}"
+
+    __repr__ = __str__  # never the URL, even in a traceback's locals
+
+    @property
+    def masked_url(self) -> str:
+        """The host and the last 4 characters: enough to recognise it, not to use it."""
+        return mask_url(self.url)
+
+    def relays(self, kind: str) -> bool:
+        return kind in (self.kinds or [])
+
+    def kind_labels(self) -> list[str]:
+        return [label for value, label in WebhookKind.choices if value in (self.kinds or [])]
+
+
+def mask_url(url: str) -> str:
+    """`https://discord.com/api/webhooks/1/abcd…wxyz` as `discord.com…wxyz`."""
+    try:
+        host = urlsplit(url).netloc.rpartition("@")[2]
+    except ValueError:
+        host = ""
+    return f"{host or '?'}…{url[-4:] if len(url) > 12 else ''}"
+
+
+class WebhookMessage(models.Model):
+    """One message on its way to a campaign's webhook (the outbox): written once its
+    action has committed, sent by the process's relay thread, retried until sent or
+    given up (campaigns/webhooks/outbox.py)."""
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="messages")
+    kind = models.CharField(max_length=20, choices=WebhookKind.choices)
+    text = models.TextField(max_length=WEBHOOK_TEXT_MAX)
+    created_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_try_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    gave_up_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(
+                fields=["next_try_at"],
+                condition=models.Q(sent_at__isnull=True, gave_up_at__isnull=True),
+                name="webhook_message_due",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk}"
+
+    @property
+    def waiting(self) -> bool:
+        return self.sent_at is None and self.gave_up_at is None

@@ -28,8 +28,10 @@ from contests.core.rules.options import RulesOptions
 from contests.core.rules.ratings import Rating
 from questworlds_site.accounts.models import User
 
-from .models import Campaign, Invitation, Membership, Npc, Role, Season, Session
+from . import webhooks
+from .models import Campaign, Invitation, Membership, Npc, Role, Season, Session, WebhookKind
 from .recap import draft_recap
+from .webhooks import texts as webhook_texts
 
 INVITATION_DAYS_DEFAULT = 7
 INVITATION_DAYS_MAX = 30
@@ -454,6 +456,8 @@ def session_start(
     # community page shows the results live).
     community_session_start(campaign=campaign, actor=actor, roller=roller or d20)
     _session_at_table(campaign, f"{session} has begun: the chat is open.", session)
+    # Discord, if the GM relays it: after commit, off the request (campaigns/webhooks).
+    webhooks.announce(campaign, WebhookKind.SESSION_STARTED, webhook_texts.session_started(session))
     return session
 
 
@@ -485,6 +489,7 @@ def session_end(*, session: Session, actor: User, recap: str | None = None) -> S
     _session_at_table(
         campaign, f"{session} has ended: the chat is closed until the GM starts the next one.", None
     )
+    webhooks.announce(campaign, WebhookKind.SESSION_ENDED, webhook_texts.session_ended(session))
     return session
 
 
@@ -509,6 +514,10 @@ def session_recap_publish(*, session: Session, actor: User) -> Session:
     if session.recap_published_at is None:
         session.recap_published_at = timezone.now()
         session.save(update_fields=["recap_published_at"])
+        campaign = Campaign.objects.only("id", "name", "relayed_kinds").get(pk=session.campaign_id)
+        webhooks.announce(
+            campaign, WebhookKind.RECAP_PUBLISHED, webhook_texts.recap_published(session)
+        )
     return session
 
 

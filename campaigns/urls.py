@@ -19,6 +19,17 @@ urlpatterns = [
     path("campaigns/<id:campaign_id>/edit/", views.campaign_edit, name="campaign_edit"),
     path("campaigns/<id:campaign_id>/options/", views.campaign_options, name="campaign_options"),
     path("campaigns/<id:campaign_id>/members/", views.campaign_members, name="campaign_members"),
+    path("campaigns/<id:campaign_id>/webhook/", views.campaign_webhook, name="campaign_webhook"),
+    path(
+        "campaigns/<id:campaign_id>/webhook/test/",
+        views.campaign_webhook_test,
+        name="campaign_webhook_test",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/webhook/remove/",
+        views.campaign_webhook_remove,
+        name="campaign_webhook_remove",
+    ),
     path(
         "campaigns/<id:campaign_id>/members/<id:membership_id>/remove/",
         views.membership_remove,

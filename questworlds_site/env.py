@@ -114,6 +114,20 @@ def envint(name: str, default: int, minimum: int = 0) -> int:
     return value
 
 
+def envfloat(name: str, default: float, minimum: float = 0.0) -> float:
+    """A number of seconds (or any decimal): anything else is an error."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r}: a number is needed") from None
+    if not value >= minimum:  # also refuses nan
+        raise ImproperlyConfigured(f"{name}={raw!r}: at least {minimum}")
+    return value
+
+
 def database_pool_from_env() -> dict[str, Any] | None:
     """psycopg's connection pool for one server process (docs/deploy.md sizes it).
 

@@ -15,6 +15,7 @@ from .env import (
     channel_layer_from_env,
     database_from_url,
     envbool,
+    envfloat,
     envint,
     envlist,
     envnetworks,
@@ -195,3 +196,26 @@ WORKER_THREADS = envint("WORKER_THREADS", 0)
 # Table presence (contests/presence.py): each server process marks its sockets alive this
 # often; rows not marked for three periods belong to a dead process and expire.
 PRESENCE_HEARTBEAT_SECONDS = float(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "30"))
+
+# The Discord relay (campaigns/webhooks/, docs/deploy.md). A campaign's webhook may point
+# only at these hosts ("host" on the scheme's usual port, or "host:port"), so the GM's
+# field cannot send the server's requests inside its own network; an IP address is
+# accepted only if it is listed itself. Plain http:// only with WEBHOOK_ALLOW_HTTP (a
+# local stand-in for Discord: `manage.py webhook_receiver`).
+WEBHOOK_ALLOWED_HOSTS = [
+    host.lower()
+    for host in envlist(
+        "WEBHOOK_ALLOWED_HOSTS",
+        ["discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"],
+    )
+]
+WEBHOOK_ALLOW_HTTP = envbool("WEBHOOK_ALLOW_HTTP", default=False)
+# A message is tried this many times, waiting WEBHOOK_RETRY_SECONDS, then twice that,
+# and so on between tries (or longer, when the receiver says so with Retry-After).
+WEBHOOK_MAX_ATTEMPTS = envint("WEBHOOK_MAX_ATTEMPTS", 5, minimum=1)
+WEBHOOK_RETRY_SECONDS = envfloat("WEBHOOK_RETRY_SECONDS", 2.0, minimum=0.001)
+# How long one delivery may take before it counts as failed (the test button: its own).
+WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+WEBHOOK_TEST_TIMEOUT_SECONDS = envfloat("WEBHOOK_TEST_TIMEOUT_SECONDS", 5.0, minimum=0.1)
+# Test messages the GM may send, per person.
+WEBHOOK_TEST_LIMIT = os.environ.get("WEBHOOK_TEST_LIMIT", "5/minute")

@@ -2,8 +2,9 @@
 selector, render.
 
 By page: `campaign.py` (the campaign, its options and members, invitations, NPCs,
-its exports and import), `sessions.py` (seasons and sessions, the recap) and
-`archive.py` (the archive, for members and on the public link).
+its exports and import), `sessions.py` (seasons and sessions, the recap), `archive.py`
+(the archive, for members and on the public link) and `webhook.py` (the GM's Discord
+relay).
 """
 
 from .archive import (
@@ -42,6 +43,7 @@ from .campaign import (
     npc_list,
 )
 from .sessions import season_start, session_edit, session_end, session_start
+from .webhook import campaign_webhook, campaign_webhook_remove, campaign_webhook_test
 
 __all__ = [
     "archive_contest",
@@ -61,6 +63,9 @@ __all__ = [
     "campaign_options",
     "campaign_publish",
     "campaign_unpublish",
+    "campaign_webhook",
+    "campaign_webhook_remove",
+    "campaign_webhook_test",
     "home",
     "invitation_accept",
     "invitation_create",

@@ -10,6 +10,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from campaigns import webhooks
+from campaigns.models import WebhookKind
+from campaigns.webhooks import texts as webhook_texts
 from questworlds_site.accounts.models import User
 from questworlds_site.sql import Gathered, PreparedRead, update_sql
 
@@ -192,6 +195,7 @@ def _append(
         created_at=timezone.now(),
     )
     contest.state = flow.state
+    was_decided = contest.status in DECIDED
     _record_outcome(contest, flow)
     try:
         changes = _participant_changes(before, flow.participant_rows())
@@ -203,7 +207,31 @@ def _append(
     if not written:
         raise _AlreadyDone
     _emit(contest, event, flow)
+    if contest.status in DECIDED and not was_decided:
+        _announce_outcome(contest, flow)
     return event
+
+
+# A contest's outcome is known (and shown to every reader: a hidden GM roll is revealed
+# as it is resolved) from the moment it is resolving its consequences.
+DECIDED = (ContestStatus.RESOLVING, ContestStatus.FINISHED)
+
+
+def _announce_outcome(contest: Contest, flow: BaseFlow) -> None:
+    """Discord, if the GM relays outcomes: the outcome in words from the PCs' side, as
+    the archive says it (once a decision: again only if an undo reopened it)."""
+    if WebhookKind.CONTEST_OUTCOME not in (contest.campaign.relayed_kinds or []):
+        return  # nothing to word (announce would check the same)
+    outcome = flow.state.get("outcome") or {}
+    text = webhook_texts.contest_outcome(
+        contest.campaign,
+        prize=contest.prize,
+        obstacle=contest.obstacle,
+        framing=contest.framing,
+        level=contest.outcome_level,
+        automatic=bool(outcome.get("automatic")),
+    )
+    webhooks.announce(contest.campaign, WebhookKind.CONTEST_OUTCOME, text)
 
 
 _EVENT_COLUMNS = ("contest", "seq", "actor", "type", "payload", "idempotency_key", "created_at")

@@ -9,7 +9,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import F, OuterRef, QuerySet, Subquery
 
-from campaigns.models import Campaign, Session
+from campaigns import webhooks
+from campaigns.models import Campaign, Session, WebhookKind
+from campaigns.webhooks import texts as webhook_texts
 from characters.models import Ability, Character, Follower
 from characters.selectors import ability_rating, ability_states
 from questworlds_site.accounts.models import User
@@ -431,4 +433,14 @@ def contest_frame(
     insert_family(contest, [("contest", participants), ("contest", [event])])
     event.contest = contest
     _emit(contest, event)
+    # Discord, if the GM relays framings: the player-safe words (no rating, no notes).
+    if WebhookKind.CONTEST_FRAMED in (campaign.relayed_kinds or []):
+        text = webhook_texts.contest_framed(
+            campaign,
+            kind_label=contest.get_kind_display(),
+            prize=contest.prize,
+            obstacle=contest.obstacle,
+            framing=framing,
+        )
+        webhooks.announce(campaign, WebhookKind.CONTEST_FRAMED, text)
     return ActionResult(contest, event, created=True)

@@ -22,13 +22,21 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from bench.liveserver import ROOT, app_server, fresh_database, manage, server_env
+from bench.liveserver import ROOT, app_server, free_port, fresh_database, manage, server_env
 
 # The browsers here press at machine speed, many times a person's pace, and a module's
 # tests share their users: the per-person limit on table actions (20 in 10 s unless set)
 # is raised for these servers, so that it never decides a test by how fast the machine
 # is. The limit itself is tested on the browsers' path in tests/contests/test_rate_limit.py.
 MACHINE_SPEED = {"ACTION_RATE_LIMIT": "100/10 seconds"}
+
+# The Discord relay's stand-in (tests/e2e/test_webhooks.py) listens on this port of this
+# machine: the table server may send to it, plain HTTP, and to nothing else inside.
+WEBHOOK_RECEIVER_PORT = free_port()
+RELAY_TO_RECEIVER = {
+    "WEBHOOK_ALLOWED_HOSTS": f"127.0.0.1:{WEBHOOK_RECEIVER_PORT}",
+    "WEBHOOK_ALLOW_HTTP": "1",
+}
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -382,7 +390,7 @@ class TableServer:
 def table_server(tmp_path_factory):
     """The demo data, a staff account (`admin`) and a spectator (`sam`), served by uvicorn."""
     with fresh_database(tmp_path_factory.mktemp("tables"), template="demo") as database_url:
-        env = server_env(database_url, **MACHINE_SPEED)
+        env = server_env(database_url, **MACHINE_SPEED, **RELAY_TO_RECEIVER)
         shell = Shell(env)
         try:
             shell.run(STAFF_AND_SPECTATOR)

@@ -35,6 +35,8 @@ print(json.dumps({
     "debug": settings.DEBUG,
     "secure_cookies": getattr(settings, "SESSION_COOKIE_SECURE", False),
     "allowed_hosts": settings.ALLOWED_HOSTS,
+    "webhook_hosts": settings.WEBHOOK_ALLOWED_HOSTS,
+    "webhook_http": settings.WEBHOOK_ALLOW_HTTP,
 }))
 """
 
@@ -97,12 +99,32 @@ def test_the_core_layer_is_a_setting():
         ({"DATABASE_URL": "postgres://player@db.internal/"}, "names no database"),
         ({"TRUSTED_PROXIES": "172.28.0.10,172.28.0.300"}, "'172.28.0.300' is neither"),
         ({"REDIS_URL": "redis://x", "CHANNEL_LAYER": "carrier-pigeon"}, "CHANNEL_LAYER"),
+        ({"WEBHOOK_ALLOW_HTTP": "perhaps"}, "WEBHOOK_ALLOW_HTTP='perhaps'"),
+        ({"WEBHOOK_RETRY_SECONDS": "soon"}, "WEBHOOK_RETRY_SECONDS='soon': a number"),
+        ({"WEBHOOK_TIMEOUT_SECONDS": "0"}, "WEBHOOK_TIMEOUT_SECONDS='0': at least 0.1"),
+        ({"WEBHOOK_MAX_ATTEMPTS": "0"}, "WEBHOOK_MAX_ATTEMPTS='0': at least 1"),
     ],
 )
 def test_it_refuses_to_start_on_unsafe_or_unreadable_settings(env, message):
     result = load_settings(**env)
     assert result.returncode != 0
     assert message in result.stderr
+
+
+def test_the_discord_relay_sends_to_discord_over_https_unless_told_otherwise():
+    loaded = settings_with()
+    assert loaded["webhook_hosts"] == [
+        "discord.com",
+        "discordapp.com",
+        "ptb.discord.com",
+        "canary.discord.com",
+    ]
+    assert loaded["webhook_http"] is False
+    local = settings_with(
+        WEBHOOK_ALLOWED_HOSTS="127.0.0.1:8765, Hooks.Example.org", WEBHOOK_ALLOW_HTTP="1"
+    )
+    assert local["webhook_hosts"] == ["127.0.0.1:8765", "hooks.example.org"]
+    assert local["webhook_http"] is True
 
 
 def test_production_settings_are_safe():
