@@ -67,6 +67,9 @@ def played(browser, table_server):
         gm.get_by_label("Recap").fill(RECAP)
         gm.get_by_role("button", name="End it").click()
         expect(gm.locator(".messages")).to_contain_text("Low water has ended.")
+        # The recap the GM wrote is kept as their draft; published, the players read it.
+        expect(gm.get_by_label("Recap")).to_have_value(RECAP)
+        gm.get_by_role("button", name="Save and publish").click()
         expect(gm.get_by_role("heading", level=1)).to_have_text("Session 1: Low water")
     finally:
         crowd.close()

@@ -30,6 +30,19 @@ def propose(page, prize, how):
     panel.get_by_role("button", name="Propose").click()
 
 
+def play_to_its_end(player, gm, everyone):
+    """The simple contest just framed (event 1), played from the pages: the player picks
+    the first ability offered, the GM rolls, resolves and confirms the consequences."""
+    player.locator("#my-picks").get_by_role("button").first.click()
+    wait_seq(everyone, 2)
+    bar(gm).get_by_role("button", name="Roll", exact=True).click()
+    wait_seq(everyone, 3)
+    bar(gm).get_by_role("button", name="Resolve").click()
+    wait_seq(everyone, 4)
+    bar(gm).get_by_role("button", name="Confirm the consequences").click()
+    wait_seq(everyone, 5)
+
+
 def test_a_proposal_amended_framed_and_played_and_another_declined(browser, table_url):
     base, campaign_id = table_url
     gm = open_table(browser, base, campaign_id, "gm")
@@ -74,14 +87,7 @@ def test_a_proposal_amended_framed_and_played_and_another_declined(browser, tabl
     shoot(pages, "2-framed", SHOTS)
 
     # Played to its end as any contest.
-    alice.locator("#my-picks").get_by_role("button").first.click()
-    wait_seq(everyone, 2)
-    bar(gm).get_by_role("button", name="Roll", exact=True).click()
-    wait_seq(everyone, 3)
-    bar(gm).get_by_role("button", name="Resolve").click()
-    wait_seq(everyone, 4)
-    bar(gm).get_by_role("button", name="Confirm the consequences").click()
-    wait_seq(everyone, 5)
+    play_to_its_end(alice, gm, everyone)
     for page in everyone:
         expect(bar(page)).to_contain_text("Contest #1 is over")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from .test_proposals import propose
+from .test_proposals import play_to_its_end, propose
 from .test_table_chat import say
-from .test_your_move import bar, open_table, shoot, wait_seq
+from .test_your_move import open_table, shoot, wait_seq
 
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "recap"
 NAME = "Ashfen's recap"
@@ -29,14 +29,7 @@ def test_the_gm_ends_edits_and_publishes_the_recap_and_a_player_reads_it(browser
     propose(alice, "to reach the far bank before the flood", "")
     gm.locator("#gm-proposals").get_by_role("button", name="Accept and frame").click()
     wait_seq(everyone, 1)
-    alice.locator("#my-picks").get_by_role("button").first.click()
-    wait_seq(everyone, 2)
-    bar(gm).get_by_role("button", name="Roll", exact=True).click()
-    wait_seq(everyone, 3)
-    bar(gm).get_by_role("button", name="Resolve").click()
-    wait_seq(everyone, 4)
-    bar(gm).get_by_role("button", name="Confirm the consequences").click()
-    wait_seq(everyone, 5)
+    play_to_its_end(alice, gm, everyone)
     say(alice, "The rope holds, Brannoc!", "In character", "Tamsin Reedwalker")
     expect(gm.locator("#chat-log")).to_contain_text("The rope holds, Brannoc!")
 
