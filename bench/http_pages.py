@@ -19,12 +19,16 @@ PAGE_PING_SECONDS = 2.0
 # static/js/table.js reloads a player's own sheet ("My characters", GET table/me/, 250 ms
 # after the last trigger): after a step whose log entry does not say it kept every
 # sheet (`data-sheets="kept"`, from the action's declaration), on the pages of those
-# the panel names as playing in the contest (data-sheet-players); after a whole contest
+# the panel names as playing in the contest (data-sheet-players), unless the step
+# brought their cards (#my-sheet-at, which it does whenever it read them); after a whole contest
 # that is not a framing (a resync) on those pages. A framing or a pick reloads no sheet:
 # the picks come with the panel (#my-picks). The page loads the sheet once as it opens;
 # the socket's first full state then adds nothing (the sheet was drawn at that step):
 # here that first full state stands for the page's own first load.
 SHEET_UNCHANGED_RE = re.compile(r'data-sheets="kept"')  # the step's log entry says so
+# A step that may change a sheet brings the player's cards with their copy of the panel
+# (`contests.live.rendering.sheet_cards`): then the page reloads nothing.
+SHEET_CARRIED = 'id="my-sheet-at"'
 SHEET_PLAYERS_RE = re.compile(r'id="contest" [^>]*data-sheet-players="([\d ]*)"')
 APPENDED = 'hx-swap-oob="afterbegin:#roll-log"'
 SHEET_RELOAD_DELAY = 0.25
@@ -55,7 +59,7 @@ class PageRecorder(Recorder):
         players = SHEET_PLAYERS_RE.search(message)
         mine = players is None or str(self.users[client.index]) in players[1].split()
         if APPENDED in message:
-            if SHEET_UNCHANGED_RE.search(message) or not mine:
+            if SHEET_UNCHANGED_RE.search(message) or not mine or SHEET_CARRIED in message:
                 return
         elif client.index in self.opened:
             if not mine or FRAMING_RE.search(message):

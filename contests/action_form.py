@@ -17,6 +17,7 @@ with the action's label.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -32,9 +33,21 @@ def _e(value: Any) -> str:
     Django's `conditional_escape` escapes it (markup that is safe already, as is), but
     without its check for lazy arguments on every call: a panel escapes some two
     hundred values, and that check was most of the forms' time (bench.http_path)."""
+    kind = type(value)
+    if kind is int:
+        return str(value)  # digits and a sign: nothing to escape
+    if kind is str:
+        return _escaped(value)
     if hasattr(value, "__html__"):
         return value.__html__()
-    return html.escape(str(value))
+    return _escaped(str(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _escaped(text: str) -> str:
+    """`html.escape`, remembered: a panel's values are mostly the same few hundred
+    strings on every step (action and field names, the sheets' abilities)."""
+    return html.escape(text)
 
 
 def _attr(name: str, value: Any) -> str:

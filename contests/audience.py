@@ -129,12 +129,30 @@ def _pairing(pairing: dict[str, Any], hiding: bool) -> dict[str, Any]:
     }
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _copy(value: Any) -> Any:
+    """A copy of a value of the contest's state, sharing nothing with it: its dicts and
+    lists copied at every depth, its strings and numbers as they are (immutable), any
+    other value by `copy.deepcopy`. The same result as `copy.deepcopy` of the whole,
+    at a third of its cost: every broadcast copies the state twice (the GM's view and
+    everyone else's), and the memo `deepcopy` keeps for shared references was most of
+    it (issue 29); the state is JSON (contests/core/table), where nothing is shared."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy(item) for item in value]
+    return copy.deepcopy(value)
+
+
 def _record(record: dict[str, Any], secret: bool) -> dict[str, Any]:
     """A copy of a side or participant; without a die the GM entered when it is secret."""
     return {
-        key: copy.deepcopy(value)
-        for key, value in record.items()
-        if not (secret and key == "entered_roll")
+        key: _copy(value) for key, value in record.items() if not (secret and key == "entered_roll")
     }
 
 
@@ -158,7 +176,7 @@ def contest_view(
     and the group participants (`GroupFlow.rows`) read once for every audience."""
     secret = secret_keys(flow) if audience != "gm" else set()
     state = flow.state
-    view: dict[str, Any] = {key: copy.deepcopy(state.get(key)) for key in STATE_KEYS}
+    view: dict[str, Any] = {key: _copy(state.get(key)) for key in STATE_KEYS}
     view.update(
         is_long=flow.is_long,
         started=flow.started,
@@ -172,9 +190,9 @@ def contest_view(
     if isinstance(flow, GroupFlow):
         engine = (state.get("machine") or {}).get("state") or {}
         view.update(
-            engine={key: copy.deepcopy(engine[key]) for key in ENGINE_KEYS if key in engine},
+            engine={key: _copy(engine[key]) for key in ENGINE_KEYS if key in engine},
             boost=getattr(flow, "boost", None),
-            outsiders=copy.deepcopy(flow.outsiders),
+            outsiders=_copy(flow.outsiders),
             side_labels=flow.side_labels,
         )
     # A side's sheet (Ability rows) serves the forms (live/controls.py); the TN as plain values.

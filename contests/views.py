@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign_for_gm, get_campaign_for_user, role_in_campaign
-from characters.models import Ability, Character, Condition
+from characters.models import Ability, Character
 from questworlds_site import inputs, throttle
 from questworlds_site.admission import BUSY_MESSAGE, sheds_when_busy
 from questworlds_site.middleware import checks_its_own_input
@@ -22,9 +22,8 @@ from questworlds_site.requests import AuthenticatedRequest
 
 from . import live, panels, selectors
 from .choices import FRAME_CHOICES
-from .core.rules import State
 from .core.terms import PROPOSED_KINDS
-from .live.sheets import my_sheets
+from .live.sheets import card, my_sheets
 from .models import ContestKind, ProposalStatus
 from .services import ChatError, chat_post
 from .table_actions import perform
@@ -74,7 +73,7 @@ def table_me(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
     characters, ability_rows, condition_rows = my_sheets(campaign_id, request.user.pk)
     ids = [pk for pk, _, _ in characters]
     abilities: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
-    conditions: dict[int, list[dict[str, str]]] = {pk: [] for pk in ids}
+    states: dict[int, list[str]] = {pk: [] for pk in ids}
     for pk, character_id, name, kind, rating, sidekick in ability_rows:
         abilities[character_id].append(
             {
@@ -84,25 +83,11 @@ def table_me(request: AuthenticatedRequest, campaign_id: int) -> HttpResponse:
             }
         )
     for character_id, code in condition_rows:
-        state = State(code)
-        effect = (
-            f"{state.modifier:+d}"
-            if state.modifier
-            else ("a bump up" if state.bumps else "no action" if state.is_adversity else "")
-        )
-        label = Condition.State(code).label
-        conditions[character_id].append({"label": label, "effect": effect})
+        states[character_id].append(code)
     # The step the sheet was drawn at: the page reloads it after a reconnect unless the
     # contest shown is still at that step (static/js/table.js).
     contest = live.current_contest(campaign_id)
-    cards = [
-        {
-            "character": {"id": pk, "name": name, "hero_points": hero_points},
-            "conditions": conditions[pk],
-            "abilities": abilities[pk],
-        }
-        for pk, name, hero_points in characters
-    ]
+    cards = [card(row, abilities[row[0]], states[row[0]]) for row in characters]
     context = {"cards": cards, "role": role, "contest": contest}
     return render(request, "contests/_my_character.html", context)
 

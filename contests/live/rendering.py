@@ -26,7 +26,7 @@ from ..models import Contest, ContestEvent, ContestStatus
 from . import engine
 from .controls import audience_controls, by_participant, cast_of, players_with_forms, shared_view
 from .moves import Move, moves, waiting_on
-from .sheets import read_sheets
+from .sheets import card, read_sheets
 
 LOG_LENGTH = 30
 # What the GM may record at the end of a contest (§2.11): adversity, then fortune.
@@ -61,18 +61,21 @@ def _shared_context(
     log: bool = True,
     flow: BaseFlow | None = None,
     events: list[ContestEvent] | None = None,
+    states: bool = False,
 ) -> dict[str, Any]:
     """What every audience's rendering reads from the database, fetched once. Without
     `log` the roll log is left out (a broadcast appends just the new entry). `flow`: the
     contest's flow as the action that just changed it left it (else read from the
-    contest's state)."""
+    contest's state). With `states`, the sheets' read brings the characters' active
+    conditions too (`shared["states"]`), for the players' cards (`sheet_cards`)."""
     flow = load_flow(contest.state) if flow is None else flow
     seen: dict[int, Any] = {}
     # The sides' characters, and every character taking part in a group contest: their
     # hero points decide who is offered one (a follower's are its owner's, §2.3.5.5).
     playing = [flow.side(s)["character_id"] for s in SIDES]
     playing += [p.get("character_id") for p in flow.state.get("participants") or []]
-    helpers, sheets = read_sheets(contest, flow, list(dict.fromkeys(playing)), seen)
+    held: dict[int, list[str]] | None = {} if states else None
+    helpers, sheets = read_sheets(contest, flow, list(dict.fromkeys(playing)), seen, held)
     sides = []
     for side in SIDES:
         info = flow.side(side)
@@ -110,6 +113,7 @@ def _shared_context(
         "sheet_players": _players_in(flow),
         # The sheets read, for a player's picks beside their sheet.
         "sheets": sheets,
+        "states": held,
     }
 
 
@@ -296,7 +300,9 @@ def render_audiences(
     template's `per_audience` parts): it is rendered once, each reader's parts in the
     same pass, and each copy put together from them. When the GM's dice are hidden the
     GM's view of the contest differs from the others', and is rendered apart."""
-    shared = _shared_context(contest, log=new_event is None, flow=flow, events=log)
+    # A step that may change a sheet (its declaration) brings its players' cards.
+    changed = new_event is not None and new_event.type not in SHEETS_KEPT
+    shared = _shared_context(contest, log=new_event is None, flow=flow, events=log, states=changed)
     readers: dict[str, tuple[str, int | None]] = {"gm": ("gm", None), PUBLIC: ("spectator", None)}
     for user_id in sorted(players_with_forms(shared)):
         readers[own_copy(user_id)] = ("player", user_id)
@@ -331,7 +337,59 @@ def render_audiences(
         if audience != "gm":
             # Each player's picks beside their sheet; the public copy clears them.
             copies[key] += _picks_html(contest, shared, reader)
+    if shared["states"] is not None:
+        # The step may have changed the sheets of those who play in the contest: each
+        # of them gets the cards of their characters in it, as it left them, with
+        # their copy (a copy of their own if they have no forms now).
+        for user_id, cards in sheet_cards(contest, shared).items():
+            key = own_copy(user_id)
+            copies[key] = copies.get(key, copies[PUBLIC]) + cards
     return copies
+
+
+def sheet_cards(contest: Contest, shared: dict[str, Any]) -> dict[int, str]:
+    """For each player who plays a character in the contest, the cards of those
+    characters at the table (templates/contests/_my_character.html `card`, as the
+    player's page shows them: hero points, conditions, abilities) swapped in by id, and
+    the step they were drawn at (`sheet_at`), from the sheets this broadcast read with
+    their states (no query of their own). Their pages then reload no sheet after the
+    step (static/js/table.js). A player one of whose characters has no ability read
+    here gets none: their page reloads its sheet, as it would without this."""
+    flow: BaseFlow = shared["flow"]
+    sheets: dict[int, list[Any]] = shared["sheets"]
+    states: dict[int, list[str]] = shared["states"]
+    records = [
+        *(flow.state.get("sides") or {}).values(),
+        *(flow.state.get("participants") or []),
+        *(flow.state.get("roster") or []),
+    ]
+    theirs: dict[int, list[int]] = {}
+    incomplete: set[int] = set()
+    for record in records:
+        player, character_id = record.get("player_id"), record.get("character_id")
+        if not isinstance(player, int) or character_id is None:
+            continue
+        abilities = sheets.get(character_id)
+        if not abilities or abilities[0].character.player_id != player:
+            incomplete.add(player)
+        elif character_id not in theirs.setdefault(player, []):
+            theirs[player].append(character_id)
+    at = {"contest": {"id": contest.pk, "seq": contest.seq}, "oob": True}
+    mark = render_to_string("contests/_my_character.html#sheet_at", at)
+    cards: dict[int, str] = {}
+    for player, ids in theirs.items():
+        if player in incomplete:
+            continue
+        html = [mark]
+        for character_id in ids:
+            character = sheets[character_id][0].character
+            row = (character.pk, character.name, character.hero_points)
+            one = card(row, sheets[character_id], states.get(character_id, []))
+            html.append(
+                render_to_string("contests/_my_character.html#card", {"card": one, "oob": True})
+            )
+        cards[player] = "".join(html)
+    return cards
 
 
 _COPY_PART = re.compile(engine.COPY_PART.format(r"(\d+)"))

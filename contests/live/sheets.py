@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, QuerySet
+from django.db.models import F, JSONField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import JSONObject
 
 from characters.models import Ability, Character, Condition
-from questworlds_site.sql import PreparedRead
+from questworlds_site.sql import JSONList, PreparedRead
 
+from ..core.rules import State
 from ..core.table import BaseFlow
 from ..models import Contest
 
@@ -47,6 +49,29 @@ _CAMPAIGN_SHEETS = PreparedRead(
 )
 _THESE_SHEETS = PreparedRead(
     lambda characters: _sheets().filter(character_id__in=characters).values_list(*SHEET_COLUMNS)
+)
+
+
+def _with_states(abilities: QuerySet[Ability]) -> QuerySet[Ability]:
+    """The sheets' rows, each with its character's active conditions (a JSON list of
+    their states and order), in the same statement: a step that may change a sheet
+    brings its players' cards (`sheet_cards`) without a query of their own."""
+    states = (
+        Condition.objects.filter(character_id=OuterRef("character_id"), ended_at__isnull=True)
+        .order_by()
+        .annotate(rows=JSONList(JSONObject(state="state", created_at="created_at", id="id")))
+        .values("rows")
+    )
+    return abilities.annotate(
+        character_states=Subquery(states, output_field=JSONField())
+    ).values_list(*SHEET_COLUMNS, "character_states")
+
+
+_CAMPAIGN_SHEETS_AND_STATES = PreparedRead(
+    lambda campaign: _with_states(_sheets().filter(character__campaign_id=campaign))
+)
+_THESE_SHEETS_AND_STATES = PreparedRead(
+    lambda characters: _with_states(_sheets().filter(character_id__in=characters))
 )
 
 
@@ -89,6 +114,30 @@ def my_sheets(
     return characters, _MY_ABILITIES.rows(ids), _MY_CONDITIONS.rows(ids)
 
 
+def condition_line(code: str) -> dict[str, str]:
+    """A condition as a player's card says it: its name and what it does to a roll."""
+    state = State(code)
+    if state.modifier:
+        effect = f"{state.modifier:+d}"
+    else:
+        effect = "a bump up" if state.bumps else "no action" if state.is_adversity else ""
+    return {"label": Condition.State(code).label, "effect": effect}
+
+
+def card(
+    character: tuple[int, str, int], abilities: list[Any], states: list[str]
+) -> dict[str, Any]:
+    """One character's card at the table (templates/contests/_my_character.html
+    `card`): (id, name, hero points), its abilities (each with `shown_name` and
+    `rating_text`) and its active conditions' states in their order."""
+    pk, name, hero_points = character
+    return {
+        "character": {"id": pk, "name": name, "hero_points": hero_points},
+        "conditions": [condition_line(code) for code in states],
+        "abilities": abilities,
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class SheetCharacter:
     """A character as the table's sheets read it: its name, player and hero points."""
@@ -125,7 +174,11 @@ class SheetAbility:
 
 
 def read_sheets(
-    contest: Contest, flow: BaseFlow, character_ids: list[int | None], seen: dict[int, Any]
+    contest: Contest,
+    flow: BaseFlow,
+    character_ids: list[int | None],
+    seen: dict[int, Any],
+    states: dict[int, list[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[int, list[SheetAbility]]]:
     """The helpers who may offer an augment now (§2.4), and the sheets the contest's
     characters pick abilities from, in one query.
@@ -133,7 +186,9 @@ def read_sheets(
     Helpers are characters with an ability rated above 0 that is not a flaw; each form
     is shown only in its player's browser. There are none once the roll is made or in
     a long contest (whose augments are part of its own actions). `seen` collects the
-    characters read with the abilities (their players and hero points).
+    characters read with the abilities (their players and hero points); with `states`,
+    each character's active conditions (their states, in order) go there, read in the
+    same statement.
     """
 
     wanted = [c for c in character_ids if c is not None]
@@ -141,13 +196,25 @@ def read_sheets(
     with_helpers = flow.phase == "preparing" and not flow.state.get("machine")
     if not wanted and not with_helpers:
         return [], sheets
-    rows = (
-        _CAMPAIGN_SHEETS.rows(contest.campaign_id)
-        if with_helpers
-        else _THESE_SHEETS.rows(list(dict.fromkeys(wanted)))
-    )
+    if states is None:
+        rows = (
+            _CAMPAIGN_SHEETS.rows(contest.campaign_id)
+            if with_helpers
+            else _THESE_SHEETS.rows(list(dict.fromkeys(wanted)))
+        )
+    else:
+        rows = (
+            _CAMPAIGN_SHEETS_AND_STATES.rows(contest.campaign_id)
+            if with_helpers
+            else _THESE_SHEETS_AND_STATES.rows(list(dict.fromkeys(wanted)))
+        )
     helpers: dict[int, dict[str, Any]] = {}
     for pk, character_id, name, kind, rating, sidekick, *whose in rows:
+        if states is not None:
+            held = whose.pop()
+            if character_id not in states:
+                ordered = sorted(held or [], key=lambda c: (c["created_at"], c["id"]))
+                states[character_id] = [c["state"] for c in ordered]
         character = seen.get(character_id)
         if character is None:
             character = seen[character_id] = SheetCharacter(character_id, *whose)

@@ -182,8 +182,11 @@
   // socket (re)connects, or a resync, its first whole contest reloads the sheet unless
   // the sheet was drawn at that very step (data-sheet-at, the page's first load).
   // The new log entry says whether the step may have changed a sheet (from the action's
-  // declaration, contests/core/actions/models.py).
+  // declaration, contests/core/actions/models.py). Such a step brings the cards of the
+  // player's characters in the contest with their copy of the panel, swapped in by id
+  // with the step they were drawn at (#my-sheet-at): then nothing is reloaded.
   const SHEET_UNCHANGED = /data-sheets="kept"/;
+  const SHEET_CARRIED = 'id="my-sheet-at"';
   const SHEET_PLAYERS = /id="contest" [^>]*data-sheet-players="([\d ]*)"/;
   const AT = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/;
   let connected = false;
@@ -207,6 +210,7 @@
     const mine = players && players[1].split(" ").indexOf(page.dataset.userId) >= 0;
     if (appended) {
       if (SHEET_UNCHANGED.test(message) || (players && !mine)) return;
+      if (message.indexOf(SHEET_CARRIED) >= 0) return;
     } else {
       const reconnected = connected;
       connected = false;

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.urls import reverse
 
 from contests import live
 from contests.models import ContestEvent
@@ -86,6 +87,70 @@ def test_each_entry_says_whether_a_sheet_may_have_changed(
         }
         for entry in entries.values():
             assert f'data-type="{action}" data-sheets="{sheets}"' in entry, action
+
+
+CARD = re.compile(r'<article class="my-card" id="my-card-(\d+)"[^>]*>.*?</article>', re.S)
+SHEET_AT = re.compile(r'<span hidden id="my-sheet-at" data-sheet-at="([^"]*)"')
+
+
+def test_a_step_that_changes_a_sheet_brings_its_players_cards(
+    client,
+    table,
+    session,
+    gm,
+    alice,
+    bob,
+    tamsin,
+    brannoc,
+    sent,
+    django_capture_on_commit_callbacks,
+):
+    """The steps that may change a sheet bring, with the copy of each player in the
+    contest, the cards of their characters in it as their page shows them after a
+    reload (GET table/me), with the step they were drawn at: their page reloads
+    nothing (static/js/table.js). Nobody else's copy carries them, and a step that
+    changes no sheet carries none. Here Alice spends Tamsin's hero point, then loses
+    and the GM confirms the consequences: a state on her card."""
+    me = reverse("table_me", args=[table.campaign.pk])
+    client.force_login(alice)
+
+    def fresh_card() -> str:
+        (card,) = [
+            m[0] for m in CARD.finditer(client.get(me).content.decode()) if m[1] == str(tamsin.pk)
+        ]
+        return card
+
+    before = fresh_card()
+    with django_capture_on_commit_callbacks(execute=True):
+        contest = frame(table, tamsin)
+    steps = [
+        (alice, "choose_ability", {"side": "pc", "ability_id": ability(tamsin, "Boatcraft").pk}),
+        (gm, "roll", {}),
+        (alice, "hero_point", {"side": "pc"}),
+        (gm, "resolve", {}),
+        (gm, "apply_consequences", {}),
+    ]
+    carried: dict[str, str] = {}
+    for user, action, data in steps:
+        with django_capture_on_commit_callbacks(execute=True):
+            contest = table.act(contest, user, action, rolls=(20, 1), **data)
+        copies = sent[-1]["html"]
+        others = {k: html for k, html in copies.items() if k != f"player:{alice.pk}"}
+        for html in others.values():
+            assert "my-card" not in html and "my-sheet-at" not in html, action
+        mine = copies.get(f"player:{alice.pk}", "")
+        if action in ("choose_ability", "roll", "resolve"):
+            assert "my-card" not in mine and "my-sheet-at" not in mine, action
+            continue
+        assert SHEET_AT.findall(mine) == [f"{contest.pk}:{contest.seq}"], action
+        (card,) = [m[0] for m in CARD.finditer(mine)]
+        assert card.count('hx-swap-oob="true"') == 1
+        carried[action] = card.replace(' hx-swap-oob="true"', "", 1)
+        assert carried[action] == fresh_card(), action
+    points = re.compile(r'class="hero-points">(\d+)<')
+    assert int(points.findall(carried["hero_point"])[0]) == int(points.findall(before)[0]) - 1
+    assert "No conditions." in carried["hero_point"]
+    assert "No conditions." not in carried["apply_consequences"]
 
 
 PICKS = re.compile(r'<div id="my-picks"[^>]*hx-swap-oob="true">(.*?)</div>', re.S)

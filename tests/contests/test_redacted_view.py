@@ -10,12 +10,16 @@ number is in none of their values, while the GM's context has it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contests import live
+from contests.audience import _copy as view_copy
 
 from .conftest import ability
 from .test_live_group import extended, frame, pc, ready
@@ -246,3 +250,33 @@ def test_no_template_gets_the_contest_row_its_flow_or_its_state(table, session, 
         context = live.contest_context(contest, audience)
         assert "flow" not in context and "state" not in context
         assert not hasattr(context["contest"], "state")
+
+
+# The contest's state as JSON holds it: objects, lists, text, numbers, flags, nulls.
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+def _containers(value, found=None):
+    found = [] if found is None else found
+    if isinstance(value, dict | list):
+        found.append(value)
+        for item in value.values() if isinstance(value, dict) else value:
+            _containers(item, found)
+    return found
+
+
+@given(JSON)
+def test_a_view_copies_the_state_whole_and_shares_none_of_it(state):
+    """Each audience's view is a copy of the contest's state (contests/audience.py
+    `_copy`): equal to it, and no dict or list of it is the state's own, so nothing a
+    view does reaches the state another audience's view is copied from."""
+    copied = view_copy(state)
+    assert copied == copy.deepcopy(state)
+    theirs = {id(c) for c in _containers(state)}
+    assert not theirs & {id(c) for c in _containers(copied)}

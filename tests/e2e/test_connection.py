@@ -122,12 +122,13 @@ def test_an_action_whose_broadcast_is_lost_is_fetched_after_its_acknowledgement(
         page.context.close()
 
 
-def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browser, table_url):
+def test_my_characters_follow_the_steps_that_change_them_without_reloading(browser, table_url):
     """Each player's page fetches its sheet (table/me/) once as it opens (not again for
-    the socket's first full state), then after a step that can change it (a hero point,
-    consequences), not after every roll, a framing or a pick (the picks the table waits
-    on come with the player's copy of the panel, beside the sheet); and a step reloads
-    only the sheets of those who play in the contest, not the whole table's (issue 16).
+    the socket's first full state); a step that can change it (a hero point,
+    consequences) brings the cards of those who play in the contest with their copy
+    of the panel, so no page fetches it again, and no other step (a roll, a framing, a
+    pick: the picks the table waits on come with the player's copy) touches it; nor
+    does any step touch the sheet of someone who does not play in the contest.
     A pick beside the sheet still works after a step in between (a GM's modifier)."""
     base, campaign_id = table_url
     gm = open_table(browser, base, campaign_id, "gm")
@@ -191,8 +192,22 @@ def test_my_characters_reloads_only_after_steps_that_can_change_the_sheet(browse
     picked = len(fetched)
     bar(gm).get_by_role("button", name="Confirm the consequences").click()
     expect(alice.locator("#contest [data-phase=finished]")).to_be_attached()
-    assert sheet(alice, "asked") == asked + 1, "the consequences change her sheet"
-    until(alice, lambda: len(fetched) == picked + 1, "Alice's sheet reloads once")
+    # The consequences change her sheet: her character's card comes with the step, as
+    # a reload would draw it now, marked with that step; the page fetches nothing.
+    finished = alice.locator("#contest").get_attribute("data-seq")
+    contest_id = alice.locator("#contest").get_attribute("data-contest-id")
+    expect(alice.locator("#my-sheet-at")).to_have_attribute(
+        "data-sheet-at", f"{contest_id}:{finished}"
+    )
+    fresh = alice.request.get(f"{base}/campaigns/{campaign_id}/table/me/").text()
+    shown = alice.locator("#my-character article.my-card").first
+    for part in (r'class="hero-points">(\d+)<', r'<ul class="conditions small">(.*?)</ul>'):
+        drawn = re.findall(part, shown.evaluate("card => card.outerHTML"), re.S)
+        assert drawn == re.findall(part, fresh, re.S), part
+    alice.wait_for_timeout(600)  # longer than a reload's 250 ms wait
+    assert sheet(alice, "asked") == asked and len(fetched) == picked, (
+        "her card came with the step: nothing reloaded"
+    )
     expect(bob.locator("#contest [data-phase=finished]")).to_be_attached()
     assert sheet(bob, "asked") == 0 and len(bob_fetched) == 1, bob_fetched  # not his
     for page in (gm, alice, bob):
