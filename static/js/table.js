@@ -186,16 +186,33 @@
   // player's characters in the contest with their copy of the panel, swapped in by id
   // with the step they were drawn at (#my-sheet-at): then nothing is reloaded.
   const SHEET_UNCHANGED = /data-sheets="kept"/;
-  const SHEET_CARRIED = 'id="my-sheet-at"';
+  const CARRIED_AT = /id="my-sheet-at" data-sheet-at="(\d*):(\d+)"/;
   const SHEET_PLAYERS = /id="contest" [^>]*data-sheet-players="([\d ]*)"/;
   const AT = /id="contest" data-contest-id="(\d*)" data-seq="(\d+)"/;
   let connected = false;
   let checkWhenDrawn = false;
+  // The step the last cards that came with a step were drawn at: a reload of the sheet
+  // that was answered before that step and lands after it would draw an older sheet
+  // over them (its cards had nowhere to go while it was on its way): one drawn at an
+  // earlier step of the same contest is asked for again. A sheet drawn at another
+  // contest (the table's current one changed) is not compared: it is not older.
+  let cardsAt = null;
   document.body.addEventListener("htmx:wsOpen", function () { connected = true; });
   document.body.addEventListener("htmx:afterSettle", function (evt) {
-    if (!checkWhenDrawn || !evt.detail.elt || evt.detail.elt.id !== "my-character") return;
-    checkWhenDrawn = false;
+    if (!evt.detail.elt || evt.detail.elt.id !== "my-character") return;
     const drawn = evt.detail.elt.querySelector("[data-sheet-at]");
+    const since = cardsAt;
+    cardsAt = null;
+    if (since && drawn) {
+      const at = drawn.dataset.sheetAt.split(":");
+      if (at[0] === since[0] && parseInt(at[1] || "0", 10) < since[1]) {
+        cardsAt = since;
+        document.body.dispatchEvent(new CustomEvent("qwtablechanged"));
+        return;
+      }
+    }
+    if (!checkWhenDrawn) return;
+    checkWhenDrawn = false;
     const contest = document.getElementById("contest");
     const shown = contest ? (contest.dataset.contestId || "") + ":" + (contest.dataset.seq || "0") : ":0";
     if (drawn && drawn.dataset.sheetAt !== shown) {
@@ -210,7 +227,11 @@
     const mine = players && players[1].split(" ").indexOf(page.dataset.userId) >= 0;
     if (appended) {
       if (SHEET_UNCHANGED.test(message) || (players && !mine)) return;
-      if (message.indexOf(SHEET_CARRIED) >= 0) return;
+      const carried = CARRIED_AT.exec(message);
+      if (carried) {
+        cardsAt = [carried[1], parseInt(carried[2], 10)];
+        return;
+      }
     } else {
       const reconnected = connected;
       connected = false;

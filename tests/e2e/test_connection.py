@@ -246,3 +246,60 @@ def test_a_choice_in_progress_survives_the_panel_being_drawn_again(browser, tabl
     expect(gm.locator("#roll-log li").first).to_contain_text("River Guide")
     for page in (gm, alice):
         page.context.close()
+
+
+def test_a_sheet_answered_before_a_step_and_drawn_after_it_is_asked_again(browser, table_url):
+    """Alice's page is reloading her sheet (a change the GM made on her sheet's own page,
+    say) when the GM confirms the consequences: the server answered that reload before
+    the step, and the answer reaches her page after the step's cards did. The older
+    sheet drawn over the cards is seen for what it is (the step it was drawn at) and
+    asked for again: her page ends on the sheet as the step left it."""
+    base, campaign_id = table_url
+    gm = open_table(browser, base, campaign_id, "gm")
+    alice = open_table(browser, base, campaign_id, "alice")
+    frame_for_alice(gm, "Swim the mill race")
+    expect(alice.locator("#contest h3")).to_contain_text("Swim the mill race")
+    alice.locator("#my-picks").get_by_role("button", name="Use River Guide 3M").click()
+    expect(gm.locator("#contest .side[data-side=pc]")).to_contain_text("River Guide")
+    bar(gm).get_by_role("button", name="Roll", exact=True).click()
+    expect(alice.locator("#contest .pending")).to_be_visible()
+    bar(gm).get_by_role("button", name="Resolve").click()
+    expect(alice.locator("#contest .outcome")).to_be_visible()
+    alice.evaluate(COUNT_SHEET_RELOADS)
+    held, holding = [], [True]
+
+    def answered_now_delivered_later(route):
+        if holding:
+            held.append((route, route.fetch()))  # the server answers now
+        else:
+            route.continue_()
+
+    alice.route(re.compile(r".*/table/me/$"), answered_now_delivered_later)
+    alice.evaluate("document.body.dispatchEvent(new CustomEvent('qwtablechanged'))")
+    until(alice, lambda: held, "Alice's page reloads her sheet")
+    bar(gm).get_by_role("button", name="Confirm the consequences").click()
+    expect(alice.locator("#contest [data-phase=finished]")).to_be_attached()
+    finished = alice.locator("#contest").get_attribute("data-seq")
+    contest_id = alice.locator("#contest").get_attribute("data-contest-id")
+    expect(alice.locator("#my-sheet-at")).to_have_attribute(
+        "data-sheet-at", f"{contest_id}:{finished}"
+    )
+    holding.clear()
+    drawn = sheet(alice, "drawn")
+    route, answer = held[0]
+    route.fulfill(response=answer)  # the sheet as it was before the step
+    # Drawn, seen to be older than the cards, asked for again, and drawn as it is now:
+    # once, not again and again.
+    until(alice, lambda: sheet(alice, "drawn") >= drawn + 2, "the sheet is asked for again")
+    alice.wait_for_timeout(600)  # longer than a reload's 250 ms wait
+    assert sheet(alice, "drawn") == drawn + 2
+    fresh = alice.request.get(f"{base}/campaigns/{campaign_id}/table/me/").text()
+    shown = alice.locator("#my-character").evaluate("sheet => sheet.innerHTML")
+    for part in (
+        r'data-sheet-at="([^"]*)"',
+        r'class="hero-points">(\d+)<',
+        r'<ul class="conditions small">(.*?)</ul>',
+    ):
+        assert re.findall(part, shown, re.S) == re.findall(part, fresh, re.S), part
+    for page in (gm, alice):
+        page.context.close()
