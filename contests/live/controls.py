@@ -17,11 +17,14 @@ from ..core.table import BaseFlow
 from ..core.table.base import ActionInput, Actor, AvailableAction
 
 
-def players_with_forms(shared: dict[str, Any]) -> set[int]:
+def players_with_forms(shared: dict[str, Any]) -> frozenset[int]:
     """The players who have forms on the panel now, each of whom gets a copy of their
-    own (`shared` from `_shared_context`; their forms are worked out once, here)."""
-    controls = audience_controls(shared["flow"], "player", shared, None)
-    return {c.for_user for c in controls if c.for_user is not None}
+    own (`shared` from `_shared_context`; their forms are worked out once, here, and
+    the set once a rendering: every reader's context asks)."""
+    if "with_forms" not in shared:
+        controls = audience_controls(shared["flow"], "player", shared, None)
+        shared["with_forms"] = frozenset(c.for_user for c in controls if c.for_user is not None)
+    return shared["with_forms"]
 
 
 def audience_controls(

@@ -3,6 +3,7 @@ hero points, and their helpers', in one query of plain rows."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,6 +139,11 @@ def card(
     }
 
 
+# A rating's words (15, 5M, 1M2; a breakout's +3), for each kind and number once: a
+# table's sheets are a hundred abilities read on every step while abilities are chosen.
+_rating_text = functools.lru_cache(maxsize=4096)(Ability.text_of_rating)
+
+
 @dataclass(frozen=True, slots=True)
 class SheetCharacter:
     """A character as the table's sheets read it: its name, player and hero points."""
@@ -224,7 +230,7 @@ def read_sheets(
             kind,
             rating,
             Ability.name_shown(name, sidekick),
-            Ability.text_of_rating(kind, rating),
+            _rating_text(kind, rating),
             character,
         )
         if character_id in sheets:
