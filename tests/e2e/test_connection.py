@@ -81,6 +81,34 @@ def until(page, condition, what: str) -> None:
     raise AssertionError(f"never happened: {what}")
 
 
+def confirm_the_consequences(gm, alice) -> None:
+    """The GM confirms the consequences; Alice's cards come with that step, marked with
+    it (`#my-sheet-at`)."""
+    bar(gm).get_by_role("button", name="Confirm the consequences").click()
+    expect(alice.locator("#contest [data-phase=finished]")).to_be_attached()
+    finished = alice.locator("#contest").get_attribute("data-seq")
+    contest_id = alice.locator("#contest").get_attribute("data-contest-id")
+    expect(alice.locator("#my-sheet-at")).to_have_attribute(
+        "data-sheet-at", f"{contest_id}:{finished}"
+    )
+
+
+# What My characters shows: the step it was drawn at, hero points, conditions.
+SHEET_PARTS = (
+    r'data-sheet-at="([^"]*)"',
+    r'class="hero-points">(\d+)<',
+    r'<ul class="conditions small">(.*?)</ul>',
+)
+
+
+def assert_as_fresh(page, url: str, parts: tuple[str, ...]) -> None:
+    """The page's My characters shows what a fresh read of it (`url`) does, part by part."""
+    fresh = page.request.get(url).text()
+    shown = page.locator("#my-character").evaluate("sheet => sheet.innerHTML")
+    for part in parts:
+        assert re.findall(part, shown, re.S) == re.findall(part, fresh, re.S), part
+
+
 def test_an_action_whose_broadcast_is_lost_is_fetched_after_its_acknowledgement(browser, table_url):
     """The answer to an action is only its acknowledgement (issue 16): the panel comes
     over the socket. If that message never reaches the actor's page, the page asks for
@@ -190,20 +218,10 @@ def test_my_characters_follow_the_steps_that_change_them_without_reloading(brows
     # panel), nor do a roll and its result.
     assert sheet(alice, "asked") == asked, "a pick, a roll and its result change no sheet"
     picked = len(fetched)
-    bar(gm).get_by_role("button", name="Confirm the consequences").click()
-    expect(alice.locator("#contest [data-phase=finished]")).to_be_attached()
     # The consequences change her sheet: her character's card comes with the step, as
     # a reload would draw it now, marked with that step; the page fetches nothing.
-    finished = alice.locator("#contest").get_attribute("data-seq")
-    contest_id = alice.locator("#contest").get_attribute("data-contest-id")
-    expect(alice.locator("#my-sheet-at")).to_have_attribute(
-        "data-sheet-at", f"{contest_id}:{finished}"
-    )
-    fresh = alice.request.get(f"{base}/campaigns/{campaign_id}/table/me/").text()
-    shown = alice.locator("#my-character article.my-card").first
-    for part in (r'class="hero-points">(\d+)<', r'<ul class="conditions small">(.*?)</ul>'):
-        drawn = re.findall(part, shown.evaluate("card => card.outerHTML"), re.S)
-        assert drawn == re.findall(part, fresh, re.S), part
+    confirm_the_consequences(gm, alice)
+    assert_as_fresh(alice, f"{base}/campaigns/{campaign_id}/table/me/", SHEET_PARTS[1:])
     alice.wait_for_timeout(600)  # longer than a reload's 250 ms wait
     assert sheet(alice, "asked") == asked and len(fetched) == picked, (
         "her card came with the step: nothing reloaded"
@@ -277,13 +295,7 @@ def test_a_sheet_answered_before_a_step_and_drawn_after_it_is_asked_again(browse
     alice.route(re.compile(r".*/table/me/$"), answered_now_delivered_later)
     alice.evaluate("document.body.dispatchEvent(new CustomEvent('qwtablechanged'))")
     until(alice, lambda: held, "Alice's page reloads her sheet")
-    bar(gm).get_by_role("button", name="Confirm the consequences").click()
-    expect(alice.locator("#contest [data-phase=finished]")).to_be_attached()
-    finished = alice.locator("#contest").get_attribute("data-seq")
-    contest_id = alice.locator("#contest").get_attribute("data-contest-id")
-    expect(alice.locator("#my-sheet-at")).to_have_attribute(
-        "data-sheet-at", f"{contest_id}:{finished}"
-    )
+    confirm_the_consequences(gm, alice)
     holding.clear()
     drawn = sheet(alice, "drawn")
     route, answer = held[0]
@@ -293,13 +305,6 @@ def test_a_sheet_answered_before_a_step_and_drawn_after_it_is_asked_again(browse
     until(alice, lambda: sheet(alice, "drawn") >= drawn + 2, "the sheet is asked for again")
     alice.wait_for_timeout(600)  # longer than a reload's 250 ms wait
     assert sheet(alice, "drawn") == drawn + 2
-    fresh = alice.request.get(f"{base}/campaigns/{campaign_id}/table/me/").text()
-    shown = alice.locator("#my-character").evaluate("sheet => sheet.innerHTML")
-    for part in (
-        r'data-sheet-at="([^"]*)"',
-        r'class="hero-points">(\d+)<',
-        r'<ul class="conditions small">(.*?)</ul>',
-    ):
-        assert re.findall(part, shown, re.S) == re.findall(part, fresh, re.S), part
+    assert_as_fresh(alice, f"{base}/campaigns/{campaign_id}/table/me/", SHEET_PARTS)
     for page in (gm, alice):
         page.context.close()
