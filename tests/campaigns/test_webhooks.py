@@ -227,7 +227,7 @@ def test_nothing_is_sent_when_the_action_rolls_back(client, receiver, campaign, 
     set_webhook(client, gm, campaign, receiver.url())
 
     class Undone(Exception):
-        pass
+        """Raised inside the action's transaction to roll it back."""
 
     with pytest.raises(Undone), transaction.atomic():
         services.session_start(campaign=campaign, actor=gm)

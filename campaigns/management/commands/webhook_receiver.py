@@ -8,6 +8,7 @@ then set http://127.0.0.1:8765/hook as the campaign's webhook (docs/setup.md).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -64,8 +65,7 @@ class Command(BaseCommand):
             f"(answering {status}); Ctrl-C stops it."
         )
         try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+            with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the receiver stops
+                server.serve_forever()
         finally:
             server.server_close()
