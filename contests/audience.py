@@ -13,7 +13,6 @@ decides what a player may see (issue 12).
 
 from __future__ import annotations
 
-import copy
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 
 from .core.table import BaseFlow, GroupFlow
 from .core.table.extended import ExtendedFlow
+from .core.table.state import copy_state
 from .models import ContestKind
 
 _KIND_LABELS: dict[str, str] = {str(value): str(label) for value, label in ContestKind.choices}
@@ -142,30 +142,12 @@ def _pairing(pairing: dict[str, Any], hiding: bool) -> dict[str, Any]:
     }
 
 
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def _copy(value: Any) -> Any:
-    """A copy of a value of the contest's state, sharing nothing with it: its dicts and
-    lists copied at every depth, its strings and numbers as they are (immutable), any
-    other value by `copy.deepcopy`. The same result as `copy.deepcopy` of the whole,
-    at a third of its cost: every broadcast copies the state twice (the GM's view and
-    everyone else's), and the memo `deepcopy` keeps for shared references was most of
-    it (issue 29); the state is JSON (contests/core/table), where nothing is shared."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if kind is list:
-        return [_copy(item) for item in value]
-    return copy.deepcopy(value)
-
-
 def _record(record: dict[str, Any], secret: bool) -> dict[str, Any]:
     """A copy of a side or participant; without a die the GM entered when it is secret."""
     return {
-        key: _copy(value) for key, value in record.items() if not (secret and key == "entered_roll")
+        key: copy_state(value)
+        for key, value in record.items()
+        if not (secret and key == "entered_roll")
     }
 
 
@@ -189,7 +171,7 @@ def contest_view(
     and the group participants (`GroupFlow.rows`) read once for every audience."""
     secret = secret_keys(flow) if audience != "gm" else set()
     state = flow.state
-    view: dict[str, Any] = {key: _copy(state.get(key)) for key in STATE_KEYS}
+    view: dict[str, Any] = {key: copy_state(state.get(key)) for key in STATE_KEYS}
     view.update(
         is_long=flow.is_long,
         started=flow.started,
@@ -203,9 +185,9 @@ def contest_view(
     if isinstance(flow, GroupFlow):
         engine = (state.get("machine") or {}).get("state") or {}
         view.update(
-            engine={key: _copy(engine[key]) for key in ENGINE_KEYS if key in engine},
+            engine={key: copy_state(engine[key]) for key in ENGINE_KEYS if key in engine},
             boost=getattr(flow, "boost", None),
-            outsiders=_copy(flow.outsiders),
+            outsiders=copy_state(flow.outsiders),
             side_labels=flow.side_labels,
         )
     # A side's sheet (Ability rows) serves the forms (live/controls.py); the TN as plain values.

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contests import live
-from contests.audience import _copy as view_copy
+from contests.core.table.state import copy_state as view_copy
 
 from .conftest import ability
 from .test_live_group import extended, frame, pc, ready
@@ -273,9 +273,10 @@ def _containers(value, found=None):
 
 @given(JSON)
 def test_a_view_copies_the_state_whole_and_shares_none_of_it(state):
-    """Each audience's view is a copy of the contest's state (contests/audience.py
-    `_copy`): equal to it, and no dict or list of it is the state's own, so nothing a
-    view does reaches the state another audience's view is copied from."""
+    """Each audience's view, and the state an action puts back when it is refused, is a
+    copy of the contest's state (contests/core/table/state.py `copy_state`): equal to
+    it, and no dict or list of it is the state's own, so nothing a view or a refused
+    action does reaches the state."""
     copied = view_copy(state)
     assert copied == copy.deepcopy(state)
     theirs = {id(c) for c in _containers(state)}

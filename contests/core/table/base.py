@@ -38,6 +38,7 @@ from ..rules.simple import SIDES as SIDES
 from ..rules.simple import Side, as_side
 from ..terms import MAX_TEXT as MAX_TEXT
 from ..terms import MODIFIER_KINDS as MODIFIER_KINDS
+from .state import copy_state
 
 Roller = Callable[[], int]
 # What may adjust a GM resistance (R9: mobs raise it, ganging up lowers it); nothing else.
@@ -319,11 +320,11 @@ class BaseFlow(ABC):
         """The outcome level for the PCs' side once decided (+4 .. -4); None before."""
 
     def to_json(self) -> dict[str, Any]:
-        return copy.deepcopy(self.state)
+        return copy_state(self.state)
 
     @classmethod
     def from_json(cls, state: dict[str, Any]) -> Self:
-        return cls.over(copy.deepcopy(state))
+        return cls.over(copy_state(state))
 
     @classmethod
     def over(cls, state: dict[str, Any]) -> Self:
@@ -388,7 +389,7 @@ class BaseFlow(ABC):
         assert handler is not None, "an action without a handler is refused above"
         done = completed(action, data)
         dice = Dice.of(done, roller)
-        saved, played_by = copy.deepcopy(self.state), self.__class__
+        saved, played_by = copy_state(self.state), self.__class__
         try:
             payload = handler(done, actor, dice)
             kept = done.model_dump(exclude_unset=True)
@@ -436,7 +437,7 @@ class BaseFlow(ABC):
     def _accepts(self, action: str, actor: Actor, **data: Any) -> bool:
         """Whether `action` with `data` would be accepted now: tried on a copy (dice
         fixed), for the choices whose validity the rules engine decides."""
-        probe = type(self)(copy.deepcopy(self.state))
+        probe = type(self)(copy_state(self.state))
         try:
             probe.apply(action, data, actor, lambda: 10)
         except RulesError:
