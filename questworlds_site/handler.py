@@ -31,7 +31,7 @@ from asgiref.sync import sync_to_async
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import FileResponse, HttpResponse, HttpResponseBase
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
 from django.urls import Resolver404, get_resolver, set_script_prefix
 
 from .admission import ADMISSION, RETRY_AFTER_SECONDS, cap_worker_threads
@@ -109,4 +109,21 @@ class OneThreadASGIHandler(ASGIHandler):
         if not response.streaming:
             # request_finished, here in the thread that used the connection.
             response.close()
+            if request is not None:
+                let_go(request)
         return response
+
+
+def let_go(request: HttpRequest) -> None:
+    """Drop everything a finished request holds, so that it goes at once.
+
+    Django's request is caught in reference cycles: its lazy user's closure, htmx's
+    details, the messages' storage and the upload handlers each point back at it. So
+    when a request ends, it and all it holds (the form's fields, the session, the user:
+    about 120 objects) are freed not by reference counting but by the garbage
+    collector, and those objects were what made its young collections run every few
+    dozen requests, each a pause for every request and socket of the process (the
+    browsers'-path benchmark's p99, docs/benchmarks.md). Nothing reads a request once
+    its answer is whole and closed; a streamed answer (a static file) keeps its request
+    until it is sent."""
+    request.__dict__.clear()

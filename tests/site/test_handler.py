@@ -4,10 +4,14 @@ next (questworlds_site/handler.py)."""
 
 from __future__ import annotations
 
+import gc
+import re
 import threading
+import urllib.parse
+import uuid
 
 import pytest
-from asgiref.sync import AsyncToSync
+from asgiref.sync import AsyncToSync, sync_to_async
 from asgiref.testing import ApplicationCommunicator
 from django.core import signals
 
@@ -32,29 +36,50 @@ class Recording:
 
 
 async def get(application, path: str) -> tuple[int, bytes]:
+    status, _, body = await exchange(application, "GET", path)
+    return status, body
+
+
+async def exchange(
+    application, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """One request as uvicorn hands it to the application: its status, headers and body."""
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
-        "method": "GET",
+        "method": method,
         "scheme": "http",
         "path": path,
         "raw_path": path.encode(),
         "query_string": b"",
-        "headers": [(b"host", b"localhost")],
+        "headers": [
+            (b"host", b"localhost"),
+            *((k.lower().encode(), v.encode()) for k, v in (headers or {}).items()),
+        ],
         "client": ("127.0.0.1", 5000),
         "server": ("localhost", 80),
     }
     app = ApplicationCommunicator(application, scope)
-    await app.send_input({"type": "http.request", "body": b"", "more_body": False})
+    await app.send_input({"type": "http.request", "body": body, "more_body": False})
     start = await app.receive_output(timeout=10)
-    body = b""
+    answer = b""
     while True:
         part = await app.receive_output(timeout=10)
-        body += part.get("body", b"")
+        answer += part.get("body", b"")
         if not part.get("more_body"):
             break
-    return start["status"], body
+    return start["status"], start["headers"], answer
+
+
+def _cookies(headers: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    found = {}
+    for name, value in headers:
+        if name.lower() == b"set-cookie":
+            cookie, _, _ = value.decode().partition(";")
+            key, _, content = cookie.partition("=")
+            found[key] = content
+    return found
 
 
 async def test_a_request_runs_its_middleware_and_view_in_one_thread(settings, monkeypatch):
@@ -120,3 +145,67 @@ async def test_the_sites_application_answers_pages_and_refusals():
     assert status == 302  # not logged in: to the login page
     status, _ = await get(application, "/no/such/page/")
     assert status == 404
+
+
+def _framed(campaign, gm, alice) -> tuple[int, str, str]:
+    """A table with a contest framed for Alice's Tamsin, played through the services:
+    the contest's id and the GM's and Alice's session cookies."""
+    from django.utils import timezone
+
+    from campaigns.models import Session
+    from characters.models import Ability, Character
+    from tests.contests.socket_helpers import session_cookie
+    from tests.table import Table
+
+    Session.objects.create(campaign=campaign, number=1, started_at=timezone.now())
+    tamsin = Character.objects.create(name="Tamsin", player=alice, campaign=campaign)
+    Ability.objects.create(character=tamsin, name="Boatcraft", rating=17)
+    contest = Table(campaign, gm).frame(
+        "simple", pc={"character_id": tamsin.pk}, opponent={"name": "The river", "rating": 14}
+    )
+    return contest.pk, session_cookie(gm)[1].decode(), session_cookie(alice)[1].decode()
+
+
+async def test_an_action_leaves_nothing_of_its_request_for_the_garbage_collector(
+    campaign, gm, alice
+):
+    """Django's request sits in reference cycles (its lazy user, htmx's details, the
+    messages' storage, the upload handlers); once its answer is whole, the handler lets
+    it go (questworlds_site/handler.py `let_go`), so the request and all it holds (the
+    form, the session, the user) are freed at once rather than piling up for the
+    collector, whose passes paused every request and socket of the process. Played as
+    the table plays: the GM opens the table, then sets tactics by htmx, as every step of
+    a contest is posted."""
+    contest, gm_cookie, _ = await sync_to_async(_framed)(campaign, gm, alice)
+    handler = OneThreadASGIHandler()
+    table = f"/campaigns/{campaign.pk}/table/"
+    status, headers, page = await exchange(handler, "GET", table, headers={"Cookie": gm_cookie})
+    assert status == 200
+    csrf = _cookies(headers)["csrftoken"]
+    token = re.search(rb'"X-CSRFToken": ?"([^"]+)"', page)[1].decode()
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector would free is kept to be seen
+    try:
+        for seq in (1, 2, 3):
+            form = {"action": "set_tactic", "contest": contest, "seq": seq, "key": uuid.uuid4().hex}
+            form.update(side="opponent", tactic=f"Rise {seq}")
+            status, _, answer = await exchange(
+                handler,
+                "POST",
+                f"{table}act/",
+                urllib.parse.urlencode(form).encode(),
+                {
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "Cookie": f"{gm_cookie}; csrftoken={csrf}",
+                    "X-CSRFToken": token,
+                    "HX-Request": "true",
+                },
+            )
+            assert status == 200 and f'data-acked="{seq + 1}"'.encode() in answer
+        gc.collect()
+        left = {type(o).__name__ for o in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    held = {"ASGIRequest", "QueryDict", "SessionStore", "User", "HtmxDetails"}
+    assert not left & held
