@@ -82,13 +82,13 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
     key = parsed.key
     try:
         if action == "frame":
-            campaign = Campaign.objects.filter(pk=campaign_id).first()
-            if campaign is None:
-                return Reply(error="There is no such campaign.")
             data = actions.data_of(parsed)
             proposal = data.pop("proposal", None)
             if proposal is not None:
                 # A player's proposal, framed as the GM amended it in the frame form.
+                campaign = Campaign.objects.filter(pk=campaign_id).first()
+                if campaign is None:
+                    return Reply(error="There is no such campaign.")
                 result = proposals.proposal_amend(
                     campaign=campaign,
                     user=user,
@@ -97,7 +97,10 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
                     idempotency_key=key,
                 )
             else:
-                result = contest_frame(campaign=campaign, user=user, data=data, idempotency_key=key)
+                # The campaign is read (and locked) by the framing itself: no query here.
+                result = contest_frame(
+                    campaign=campaign_id, user=user, data=data, idempotency_key=key
+                )
         else:
             assert parsed.contest is not None, "an action on a contest names it (checked above)"
             # The service locks the contest and refuses one from another campaign.

@@ -327,23 +327,32 @@ def _frame_resource_draw(campaign: Campaign, draw_id: Any, framing: dict[str, An
         framing["pc"].update(ability=draw.resource.name, rating=rating, states=[])
 
 
-@transaction.atomic
 def contest_frame(
-    *, campaign: Campaign, user: User, data: dict[str, Any], idempotency_key: str | None
+    *, campaign: Campaign | int, user: User, data: dict[str, Any], idempotency_key: str | None
 ) -> ActionResult:
     """The GM frames a contest (§2.3.2): type, prize, obstacle, participants, resistance.
 
+    `campaign`: the campaign or its id (the table's form names only the id: the campaign
+    is read here, locked, in the statement that reads what the framing needs).
     `data`: kind, prize, obstacle, stakes, pc {character_id, ability_id?}, opponent
     {character_id, ability_id?} for PC vs PC or {name, level | rating} for a resistance.
     """
+    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
+    return _frame(campaign_id, user, data, idempotency_key)
+
+
+@transaction.atomic
+def _frame(
+    campaign_id: int, user: User, data: dict[str, Any], idempotency_key: str | None
+) -> ActionResult:
     key = _check_key(idempotency_key)
     # The campaign locked with, in the same statement, its open session, its latest
     # contest's number and a framing done already with this key (a resend).
     # With its annotations (open_session_id, last_number, framed_already).
-    locked = cast("list[Any]", _CAMPAIGN_LOCK.objects(campaign.pk, key))
+    locked = cast("list[Any]", _CAMPAIGN_LOCK.objects(campaign_id, key))
     if not locked:
         raise ContestError("there is no such campaign")
-    campaign = locked[0]
+    campaign: Campaign = locked[0]
     open_session_id, last_number, framed_already = (
         locked[0].open_session_id,
         locked[0].last_number,
