@@ -402,3 +402,36 @@ def test_the_frame_rows_and_the_join_form_take_their_roles_from_the_enums(
         actions.parse(
             {"action": "frame", "data": {"participants": [{"name": "Voss", "role": value}]}}
         )
+
+
+def test_a_framing_for_a_campaign_that_is_not_there_or_not_theirs_is_refused(
+    campaign, session, gm, alice, tamsin, make_user
+):
+    """The framing reads its campaign itself, locked (one read, contests/services/
+    framing.py): a campaign that does not exist is refused in words, and so is one where
+    the sender is not the GM (an outsider, a player); no contest is made."""
+    from campaigns.models import Campaign
+
+    framing = {
+        "action": "frame",
+        "key": key(),
+        "data": {
+            "kind": "simple",
+            "pc": {"character_id": tamsin.pk},
+            "opponent": {"name": "The Grey River", "level": "moderate"},
+        },
+    }
+    gone = Campaign.objects.order_by("-pk").values_list("pk", flat=True)[0] + 1000
+    reply = perform(campaign_id=gone, user=gm, message=framing)
+    assert reply.error == "there is no such campaign. Nothing was done." and not reply.created
+    other_gm = make_user("rook", "Rook")
+    elsewhere = Campaign.objects.create(name="Elsewhere", gm=other_gm)
+    reply = perform(campaign_id=campaign.pk, user=other_gm, message={**framing, "key": key()})
+    assert reply.error == "Not allowed: not a member of this campaign. Nothing was done."
+    reply = perform(campaign_id=elsewhere.pk, user=gm, message={**framing, "key": key()})
+    assert reply.error == "Not allowed: not a member of this campaign. Nothing was done."
+    reply = perform(campaign_id=campaign.pk, user=alice, message={**framing, "key": key()})
+    assert reply.error == "Not allowed: only the GM frames contests. Nothing was done."
+    assert not Contest.objects.exists()
+    # The GM of the campaign frames it, as before.
+    assert perform(campaign_id=campaign.pk, user=gm, message={**framing, "key": key()}).created
