@@ -97,7 +97,30 @@ def _action_form(control: Any, reader: Mapping[str, Any]) -> Markup:
     return Markup(render_action_form(control, reader))
 
 
-ENV = jinja2.Environment(
+# What `.name` finds on a dict as an attribute (its methods): nothing else is one.
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """Jinja2's environment, reading `x.name` of a plain dict without raising first.
+
+    Jinja2 tries the attribute, then the item: on a dict, whose keys are what the
+    templates read (the views, the readers' contexts), every `view.phase` raised and
+    caught an AttributeError, 5% of a broadcast's rendering (issue 29). A dict has no
+    attributes but its class's, so looking the name up there first gives the same
+    answer: a key named like a method (a participant called "items") still reads as
+    the method, as before."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
+ENV = _Environment(
     loader=jinja2.FileSystemLoader(settings.BASE_DIR / "templates" / "contests" / "live"),
     autoescape=True,
     # As Django's templates read a missing key: empty, at any depth.

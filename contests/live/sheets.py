@@ -4,8 +4,7 @@ hero points, and their helpers', in one query of plain rows."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import F, JSONField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
@@ -144,9 +143,12 @@ def card(
 _rating_text = functools.lru_cache(maxsize=4096)(Ability.text_of_rating)
 
 
-@dataclass(frozen=True, slots=True)
-class SheetCharacter:
-    """A character as the table's sheets read it: its name, player and hero points."""
+class SheetCharacter(NamedTuple):
+    """A character as the table's sheets read it: its name, player and hero points.
+
+    A named tuple, not a frozen dataclass: a broadcast reads a hundred abilities while
+    abilities are chosen, and a frozen dataclass's `__init__` (an `object.__setattr__`
+    a field) was 7% of its rendering (issue 29). Immutable either way."""
 
     pk: int
     name: str
@@ -158,8 +160,7 @@ class SheetCharacter:
         return self  # a frozen value: each audience's view shares it (contests/audience.py)
 
 
-@dataclass(frozen=True, slots=True)
-class SheetAbility:
+class SheetAbility(NamedTuple):
     """One ability of a sheet, with what a pick list shows of it (`Ability.shown_name`,
     `Ability.rating_text`) and its character."""
 

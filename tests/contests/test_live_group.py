@@ -601,6 +601,40 @@ def test_the_table_renders_each_group_contest_for_each_audience(
     assert f'name="action" value="{first}"' in gm_html
 
 
+def test_npcs_named_items_and_values_show_their_bids_like_anyone(table, session, gm, alice, tamsin):
+    """The panel lists each participant's declaration by its name. NPCs the GM calls
+    "items" and "values" (the names of a dict's methods, which the panel's templates read
+    their records with) show their bids like anyone's."""
+    contest = frame(
+        table,
+        "group_extended",
+        [
+            {"character_id": tamsin.pk, "side": "heroes"},
+            {"name": "items", "rating": 14, "side": "orcs"},
+            {"name": "values", "rating": 12, "side": "orcs"},
+        ],
+        pc_side="heroes",
+        order="bid",
+    )
+    table.act(
+        contest,
+        alice,
+        "choose_ability",
+        participant="Tamsin",
+        ability_id=ability(tamsin, "Boatcraft").pk,
+    )
+    table.act(contest, gm, "declare", participant="items", targets="Tamsin", bid=3)
+    table.act(contest, gm, "declare", participant="values", targets="Tamsin", bid=2)
+    for html in (live.render_contest(contest, "gm"), live.render_contest(contest, "spectator")):
+        rows = {
+            name: html.split(f'data-participant="{name}"', 1)[1].split("</tr>", 1)[0]
+            for name in ("items", "values", "Tamsin")
+        }
+        assert "· bids 3 vs Tamsin" in rows["items"], rows["items"]
+        assert "· bids 2 vs Tamsin" in rows["values"], rows["values"]
+        assert "· bids" not in rows["Tamsin"]
+
+
 def test_the_frame_form_frames_a_group_of_ticked_characters(
     client, campaign, session, gm, tamsin, brannoc
 ):

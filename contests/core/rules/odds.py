@@ -242,6 +242,10 @@ class OddsSummary:
         return {name: round(float(getattr(self, name)) * 100, 1) for name in names}
 
 
+# Remembered: a contest's panel shows its odds on every step while abilities are chosen,
+# and the same few targets come back (the sum of Fractions was 5% of a broadcast's
+# rendering, issue 29). The summary is frozen, so it is shared as it is.
+@functools.lru_cache(maxsize=4096)
 def odds_summary(
     pc: Rating | int | str,
     opponent: Rating | int | str,

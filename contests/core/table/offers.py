@@ -21,6 +21,23 @@ from .base import (
 )
 from .shared_actions import SharedActions
 
+# The inputs an augment's offers share, whatever the contest: built once, not for every
+# actor on every step (a panel works out the offers of every player at the table while
+# abilities are chosen; each input is a frozen value, shared as it is).
+_PLOT_AUGMENT_INPUTS = (
+    choice("kind", "Augment", [("plot", "a plot augment (§2.4.3)")]),
+    choice("bonus", "Bonus", ((b, f"+{b}") for b in PLOT_AUGMENTS)),
+    words("ability", "Ability", limit=120),
+)
+_RATED = (
+    words("ability", "Ability", limit=120, required=True),
+    ActionInput("rating", "rating", "Rating"),
+)
+_AUGMENT_KINDS = choice(
+    "kind", "Augment", [("rolled", "rolled (§2.4.1)"), ("quick", "quick (§2.4.2)")]
+)
+_HELPER = words("helper", "Helper's name", limit=120, required=True)
+
 
 class SharedOffers(SharedActions):
     """`BaseFlow` with the offers of its shared actions (the families build on it)."""
@@ -120,27 +137,13 @@ class SharedOffers(SharedActions):
         if not keys:
             return offers
         if actor.is_gm:
-            inputs: tuple[ActionInput, ...] = (
-                self._key(keys),
-                choice("kind", "Augment", [("plot", "a plot augment (§2.4.3)")]),
-                choice("bonus", "Bonus", ((b, f"+{b}") for b in PLOT_AUGMENTS)),
-                words("ability", "Ability", limit=120),
-            )
+            inputs: tuple[ActionInput, ...] = (self._key(keys), *_PLOT_AUGMENT_INPUTS)
             offers.append(AvailableAction("augment", "Give a plot augment", inputs))
         own = [(k, label) for k, label in mine if self._own_augment_open(k)]
-        rated = (
-            words("ability", "Ability", limit=120, required=True),
-            ActionInput("rating", "rating", "Rating"),
-        )
-        kinds = choice(
-            "kind", "Augment", [("rolled", "rolled (§2.4.1)"), ("quick", "quick (§2.4.2)")]
-        )
         if own:
-            offers.append(
-                AvailableAction("augment", "Augment your ability", (self._key(own), kinds, *rated))
-            )
+            inputs = (self._key(own), _AUGMENT_KINDS, *_RATED)
+            offers.append(AvailableAction("augment", "Augment your ability", inputs))
         inside = {self.holder(k).get("character_id") for k, _ in keys}
-        helper = words("helper", "Helper's name", limit=120, required=True)
         for key, label in keys:
             # R8: a helper augments a side once: none who has tried it already.
             tried = {a.get("helper_character_id") for a in self.holder(key)["augments"]}
@@ -149,7 +152,7 @@ class SharedOffers(SharedActions):
                 who = choice(
                     "helper_character_id", "Helper", ((c, f"character #{c}") for c in helpers)
                 )
-                inputs = (self._key([(key, label)]), kinds, who, helper, *rated)
+                inputs = (self._key([(key, label)]), _AUGMENT_KINDS, who, _HELPER, *_RATED)
                 offers.append(AvailableAction("augment", "Help with an augment", inputs))
         return offers
 
