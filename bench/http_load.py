@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import math
 import os
 import threading
 import time
@@ -395,14 +396,27 @@ async def ladder(
             await offered_rate(
                 playing, recorder, sockets_of, params["rates"][0], params["warmup_seconds"]
             )
-        steps, capacity = [], 0
+        steps, capacity, missed = [], 0.0, None
         for rate in params["rates"]:
             async with turns.of(side, pids):
                 step = await _step(session, rate, params)
             steps.append(step)
             if not step["met"]:
+                missed = rate
                 break
             capacity = rate
+        # Where the capacity lies between the last rate met and the first missed (up to
+        # 30% apart at the ladder's top), found more closely: the rate between them is
+        # tried, and so on, until they are within `finest` of each other.
+        while missed is not None and (rate := between(capacity, missed, params["finest"])):
+            async with turns.of(side, pids):
+                step = await _step(session, rate, params)
+            step["between"] = [capacity, missed]
+            steps.append(step)
+            if step["met"]:
+                capacity = rate
+            else:
+                missed = rate
         overload = None
         if params.get("overload_factor") and profile is not None:
             async with turns.of(side, pids):
@@ -436,6 +450,16 @@ async def ladder(
         return measured
     finally:
         turns.finish(side)
+
+
+def between(met: float, missed: float, finest: float) -> float | None:
+    """The rate to try between the highest rate met and the lowest missed: their
+    geometric middle, a whole rate. None when nothing was met, when the two are within
+    `finest` of each other (a ratio: 1.1 is 10%), or when no whole rate lies between."""
+    if met <= 0 or missed / met <= finest:
+        return None
+    middle = round(math.sqrt(met * missed))
+    return float(middle) if met < middle < missed else None
 
 
 async def _step(session: Session, rate: float, params: dict[str, Any]) -> dict[str, Any]:

@@ -21,8 +21,10 @@ its own sheet (GET table/me/) when static/js/table.js would. Printed as JSON on 
   out-of-order steps and HTTP errors. The capacity is the highest offered rate whose
   p99 stays <= 100 ms with everything delivered, nothing lost, duplicated or out of
   order; a rate missed is tried once more after the server settles (a single stall of
-  a shared machine misses a window's p99), and counts as missed if missed twice. The
-  first rate (10/s) is the light-load figure.
+  a shared machine misses a window's p99), and counts as missed if missed twice. After
+  the first rate missed, the rates between it and the last one met are tried, halving
+  the gap, until the two are within 10% (each such step has `between`). The first rate
+  (10/s) is the light-load figure.
 - "postgres_connections": the most connections to the benchmark's database seen at
   once, against the bound (processes x each process's pool, DB_POOL_MAX_SIZE).
 - "profile": where one process's CPU goes while it serves the cycle (py-spy samples,
@@ -93,6 +95,11 @@ FULL = {
     # not found (2026-11-29, session 6).
     "rates": (10, 15, 20, 25, 30, 35, 40, 50, 60, 70, 80, 100, 130, 160, 200, 250),
     "step_seconds": 10.0,
+    # The capacity found to within 10%: after the first rate missed, the rate between it
+    # and the last one met is tried, and so on (bench/http_load.py `between`). On the
+    # ladder alone two sides 25-30% apart at its top read one step apart or two, so one
+    # run read 0.62x and the next 1.0x for the same code (session 6).
+    "finest": 1.1,
     # A started process's first seconds (its pool's connections, each query's first
     # runs, each kind of step's first renders) kept out of the first rate's figures:
     # after 5 s the app's p50 at 10/s still ran above its p50 at 20/s (35 against 21 ms
@@ -113,6 +120,7 @@ SMALL = {
     "tables": 4,
     "rates": (5, 10),
     "step_seconds": 2.0,
+    "finest": 1.1,
     "warmup_seconds": 1.0,
     "processes": 2,
     "pool": 2,

@@ -1,0 +1,39 @@
+"""How bench.http_path finds a capacity between two rates of its ladder (issue 29's
+capacity ratio is the app's capacity over the stack floor's, each found this way)."""
+
+from __future__ import annotations
+
+from bench.http_load import between
+from bench.http_path import FULL
+
+
+def _search(true_capacity: float) -> float:
+    """The ladder, then the rates between, as `ladder` offers them, against a server
+    that meets every rate up to `true_capacity` and misses every rate above it."""
+    capacity, missed = 0.0, None
+    for rate in FULL["rates"]:
+        if rate > true_capacity:
+            missed = rate
+            break
+        capacity = rate
+    while missed is not None and (rate := between(capacity, missed, FULL["finest"])):
+        assert capacity < rate < missed
+        if rate <= true_capacity:
+            capacity = rate
+        else:
+            missed = rate
+    return capacity
+
+
+def test_a_capacity_between_the_ladders_rates_is_found_to_within_a_tenth():
+    # Between 100 and 130 (the ladder's steps): 117 is found as 114, not as 100.
+    assert between(100, 130, 1.1) == 114
+    for true_capacity in (12, 27, 44, 55, 93, 117, 129, 145, 181, 233):
+        found = _search(true_capacity)
+        assert found <= true_capacity < found * FULL["finest"] + 1, (true_capacity, found)
+
+
+def test_no_rate_is_tried_when_nothing_was_met_or_the_two_are_close():
+    assert between(0, 10, 1.1) is None  # the first rate missed: no capacity to refine
+    assert between(100, 108, 1.1) is None  # within 10% already
+    assert between(3, 4, 1.1) is None  # no whole rate lies between
