@@ -180,6 +180,24 @@ class SheetAbility(NamedTuple):
         return self  # a frozen value: each audience's view shares it (contests/audience.py)
 
 
+@functools.lru_cache(maxsize=2048)
+def _character(pk: int, *columns: Any) -> SheetCharacter:
+    """A character's columns as a `SheetCharacter`, the same value for the same columns
+    (a hero point spent, a new name: other columns, another value)."""
+    return SheetCharacter(pk, *columns)
+
+
+@functools.lru_cache(maxsize=16384)
+def _ability(
+    pk: int, name: str, kind: str, rating: int, sidekick: str | None, character: SheetCharacter
+) -> SheetAbility:
+    """An ability's row as a `SheetAbility`: each step while abilities are chosen reads
+    a hundred rows that are mostly those of the step before, whose values (immutable)
+    are taken as they are rather than made again (issue 29)."""
+    shown = Ability.name_shown(name, sidekick)
+    return SheetAbility(pk, name, kind, rating, shown, _rating_text(kind, rating), character)
+
+
 def read_sheets(
     contest: Contest,
     flow: BaseFlow,
@@ -224,16 +242,8 @@ def read_sheets(
                 states[character_id] = [c["state"] for c in ordered]
         character = seen.get(character_id)
         if character is None:
-            character = seen[character_id] = SheetCharacter(character_id, *whose)
-        ability = SheetAbility(
-            pk,
-            name,
-            kind,
-            rating,
-            Ability.name_shown(name, sidekick),
-            _rating_text(kind, rating),
-            character,
-        )
+            character = seen[character_id] = _character(character_id, *whose)
+        ability = _ability(pk, name, kind, rating, sidekick, character)
         if character_id in sheets:
             sheets[character_id].append(ability)
         if not with_helpers or kind == "flaw" or rating <= 0:
