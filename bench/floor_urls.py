@@ -12,8 +12,9 @@ heartbeats. The action view keeps only what no correct action can skip:
   framing), the step's event written with its idempotency key, the contest's step
   number moved on;
 - after the commit, one message to the table's group carrying a panel as the app's are
-  (a player's broadcast recorded from the real run, `FLOOR_MESSAGE`), once for the GM
-  and once for the players, and the acknowledgement as the app answers it.
+  (a player's broadcast recorded from the real run, `FLOOR_MESSAGE`) for the GM and
+  for the players, packed as the app packs its copies (one text, `live.pack`), and the
+  acknowledgement as the app answers it.
 
 No rules, no flow, no rendering, no sheet reads; the panel names no player as playing,
 so no page reloads its sheet. What the app costs above these figures is its own work.
@@ -31,7 +32,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.access import role_in_campaign
 from contests.broadcast import send_to_table_sync
-from contests.live import render_ack, render_error
+from contests.live import pack, render_ack, render_error
 from contests.models import Contest, ContestEvent
 from questworlds_site.urls import urlpatterns as site_urlpatterns
 
@@ -92,7 +93,7 @@ def act(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "type": "table.contest",
             "contest_id": contest.pk,
             "seq": seq,
-            "html": {"gm": html, "public": html},
+            "html": pack({"gm": [html], "public": [html]}),
         }
         transaction.on_commit(lambda: send_to_table_sync(campaign_id, message))
     return HttpResponse(render_error("") + render_ack(seq))

@@ -43,15 +43,25 @@ class RoleMessage(TypedDict):
     user_id: int
 
 
+class PackedCopies(TypedDict):
+    """A broadcast's copies (the GM's, the public one, each player's own) with each
+    distinct text once: `texts`, and for each copy the places in it of the texts it is
+    made of, in order (contests/live/ `pack`, `copy_for`)."""
+
+    texts: list[str]
+    copies: dict[str, list[int]]
+
+
 class ContestMessage(TypedDict):
     """A contest changed: its panel rendered once per copy (contests/live/
-    `render_audiences`): `html` has the GM's, the public one and each player's own
-    copy; each socket gets the one for its role and user (`live.copy_for`)."""
+    `render_audiences`), packed: `html` holds the GM's, the public one and each
+    player's own copy; each socket gets the one for its role and user
+    (`live.copy_for`)."""
 
     type: Literal["table.contest"]
     contest_id: int
     seq: int
-    html: dict[str, str]
+    html: PackedCopies
 
 
 class ChatLineMessage(TypedDict):

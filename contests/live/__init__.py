@@ -19,11 +19,13 @@ from .rendering import (
     copy_for,
     current_contest,
     own_copy,
+    pack,
     page_fragments,
     render_ack,
     render_audiences,
     render_contest,
     render_error,
+    unpack,
 )
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "copy_for",
     "current_contest",
     "own_copy",
+    "pack",
     "page_fragments",
     "players_with_forms",
     "render_ack",
@@ -42,4 +45,5 @@ __all__ = [
     "render_chat",
     "render_contest",
     "render_error",
+    "unpack",
 ]

@@ -14,7 +14,7 @@ from characters.models import CreationMethod
 from questworlds_site.sql import PreparedRead
 
 from ..audience import header
-from ..broadcast import send_to_table_sync
+from ..broadcast import PackedCopies, send_to_table_sync
 from ..choices import FRAME_CHOICES
 from ..core.actions import DECLARED_BY_NAME, SHEETS_KEPT, Pick
 from ..core.rules import ADVERSITY, FORTUNE
@@ -294,7 +294,19 @@ def render_audiences(
 ) -> dict[str, str]:
     """The contest's fragments for every reader at the table: the GM's copy, the public
     one (spectators, players with no forms now) and one for each player with forms
-    (`own_copy(user_id)`), from one shared context (no query a player).
+    (`own_copy(user_id)`), from one shared context (no query a player). A broadcast
+    sends them packed (`pack`): the same text once, however many copies hold it."""
+    return {key: "".join(pieces) for key, pieces in _copies(contest, new_event, flow, log).items()}
+
+
+def _copies(
+    contest: Contest,
+    new_event: ContestEvent | None,
+    flow: BaseFlow | None,
+    log: list[ContestEvent] | None,
+) -> dict[str, list[str]]:
+    """Each reader's copy (`render_audiences`) as the pieces it is put together from:
+    the texts every copy shares are the same strings in each.
 
     The panel is the same for every reader but for their forms and their bar (the
     template's `per_audience` parts): it is rendered once, each reader's parts in the
@@ -318,7 +330,7 @@ def render_audiences(
             groups.append([key])
         else:
             same.append(key)
-    copies: dict[str, str] = {}
+    copies: dict[str, list[str]] = {}
     for group in groups:
         parts: list[dict[str, str]] = []
         context = {
@@ -329,22 +341,51 @@ def render_audiences(
         }
         pieces = _COPY_PART.split(engine.panel_and_bar(context))
         for key in group:
-            copies[key] = "".join(
+            copies[key] = [
                 parts[int(piece)][key] if i % 2 else piece for i, piece in enumerate(pieces)
-            )
+            ]
     for key, (audience, reader) in readers.items():
-        copies[key] += _log_html(shared, {**contexts[key], "oob": True}, audience, new_event)
+        copies[key].append(_log_html(shared, {**contexts[key], "oob": True}, audience, new_event))
         if audience != "gm":
             # Each player's picks beside their sheet; the public copy clears them.
-            copies[key] += _picks_html(contest, shared, reader)
+            copies[key].append(_picks_html(contest, shared, reader))
     if shared["states"] is not None:
         # The step may have changed the sheets of those who play in the contest: each
         # of them gets the cards of their characters in it, as it left them, with
         # their copy (a copy of their own if they have no forms now).
         for user_id, cards in sheet_cards(contest, shared).items():
             key = own_copy(user_id)
-            copies[key] = copies.get(key, copies[PUBLIC]) + cards
+            copies[key] = [*copies.get(key, copies[PUBLIC]), cards]
     return copies
+
+
+def pack(copies: dict[str, list[str]]) -> PackedCopies:
+    """Copies as a broadcast carries them: each distinct text once (`texts`), each copy
+    the texts it is made of, in order (`copies`: their places in `texts`). A step's
+    copies are one panel with each reader's forms in it, nine of them while abilities
+    are chosen: whole, they were 42 kB a message, which Redis carried and every socket's
+    consumer read whole (issue 29); packed, the panel's shared text is in it once."""
+    texts: list[str] = []
+    places: dict[str, int] = {}
+    packed: dict[str, list[int]] = {}
+    for key, pieces in copies.items():
+        order = []
+        for piece in pieces:
+            if not piece:
+                continue
+            place = places.get(piece)
+            if place is None:
+                place = places[piece] = len(texts)
+                texts.append(piece)
+            order.append(place)
+        packed[key] = order
+    return {"texts": texts, "copies": packed}
+
+
+def unpack(packed: PackedCopies) -> dict[str, str]:
+    """Every copy of a packed broadcast, whole."""
+    texts = packed["texts"]
+    return {key: "".join([texts[i] for i in order]) for key, order in packed["copies"].items()}
 
 
 def sheet_cards(contest: Contest, shared: dict[str, Any]) -> dict[int, str]:
@@ -402,13 +443,17 @@ def _same_view(one: dict[str, Any], other: dict[str, Any]) -> bool:
     return one["view"] == other["view"] and one["sides"] == other["sides"]
 
 
-def copy_for(copies: dict[str, str], role: str | None, user_id: int) -> str:
-    """The copy of a broadcast one socket receives: by its role now and its user."""
+def copy_for(packed: PackedCopies, role: str | None, user_id: int) -> str:
+    """The copy of a broadcast (`pack`) one socket receives: by its role now and its user."""
+    copies = packed["copies"]
     if role == "gm":
-        return copies["gm"]
-    if role == "player":
-        return copies.get(own_copy(user_id), copies[PUBLIC])
-    return copies[PUBLIC]
+        order = copies["gm"]
+    elif role == "player" and own_copy(user_id) in copies:
+        order = copies[own_copy(user_id)]
+    else:
+        order = copies[PUBLIC]
+    texts = packed["texts"]
+    return "".join([texts[i] for i in order])
 
 
 def broadcast_contest(contest: Contest, event: ContestEvent, flow: BaseFlow | None = None) -> None:
@@ -422,9 +467,7 @@ def broadcast_contest(contest: Contest, event: ContestEvent, flow: BaseFlow | No
     """
     # A new contest's log is its framing alone: sent whole, with no query for it.
     first = event.seq == 1
-    html = render_audiences(
-        contest, new_event=None if first else event, flow=flow, log=[event] if first else None
-    )
+    html = pack(_copies(contest, None if first else event, flow, [event] if first else None))
     send_to_table_sync(
         contest.campaign_id,
         {"type": "table.contest", "contest_id": contest.pk, "seq": event.seq, "html": html},

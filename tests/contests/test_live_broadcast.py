@@ -20,11 +20,16 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def sent(monkeypatch):
-    """The messages the table would have received, in order."""
+    """The messages the table would have received, in order: each one's copies whole
+    (`html`, by copy) and as the message carried them (`packed`)."""
     messages: list[dict] = []
-    monkeypatch.setattr(
-        live.rendering, "send_to_table_sync", lambda _id, message: messages.append(message)
-    )
+
+    def keep(_id, message):
+        messages.append(
+            {**message, "html": live.unpack(message["html"]), "packed": message["html"]}
+        )
+
+    monkeypatch.setattr(live.rendering, "send_to_table_sync", keep)
     return messages
 
 
@@ -299,6 +304,37 @@ def test_a_full_state_read_just_before_an_action_shows_its_log_up_to_its_own_ste
     # The broadcast of step 2 then brings its panel and its entry together.
     broadcast = sent[-1]["html"]["public"]
     assert 'data-seq="2"' in broadcast and "afterbegin:#roll-log" in broadcast
+
+
+def test_a_broadcast_carries_each_text_once_and_every_socket_its_whole_copy(
+    table, session, gm, alice, bob, tamsin, brannoc, sent, django_capture_on_commit_callbacks
+):
+    """While abilities are chosen Alice (Tamsin's player) and Bob (Brannoc, a helper)
+    each get a copy of their own: the panel they share travels once in the message, and
+    each socket still gets its whole copy (the consumer's `copy_for`): the GM's, a
+    player's own, the public one for a spectator or a player with no forms."""
+    with django_capture_on_commit_callbacks(execute=True):
+        contest = frame(table, tamsin)
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(
+            contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+        )
+    message = sent[-1]
+    copies, packed = message["html"], message["packed"]
+    assert set(copies) == {"gm", "public", f"player:{alice.pk}", f"player:{bob.pk}"}
+    assert live.copy_for(packed, "gm", gm.pk) == copies["gm"]
+    assert live.copy_for(packed, "player", alice.pk) == copies[f"player:{alice.pk}"]
+    assert live.copy_for(packed, "player", bob.pk) == copies[f"player:{bob.pk}"]
+    assert "Augment as Brannoc" in copies[f"player:{bob.pk}"]
+    assert "Augment as Brannoc" not in copies[f"player:{alice.pk}"] + copies["public"]
+    for role, user in (("spectator", bob.pk), ("player", gm.pk + alice.pk + bob.pk)):
+        assert live.copy_for(packed, role, user) == copies["public"]
+    # Each text once: the panel the four copies share is not carried four times.
+    assert len(set(packed["texts"])) == len(packed["texts"])
+    assert sum(html.count('<p class="phase"') for html in copies.values()) == 4
+    assert sum(text.count('<p class="phase"') for text in packed["texts"]) == 1
+    carried = sum(len(text) for text in packed["texts"])
+    assert carried < 0.6 * sum(len(html) for html in copies.values())
 
 
 def test_a_sheet_s_names_are_escaped_in_the_table_s_pick_lists(
