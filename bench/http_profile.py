@@ -85,7 +85,12 @@ PROFILE_GROUPS = (
 # as py-spy writes it ("Class.method (file"), matched at a frame's start; any other is a
 # part of a path, matched anywhere in a frame.
 PROFILE_STAGES = (
-    ("the broadcast's rendering (GM's and players' copies)", ("render_audiences (",)),
+    (
+        # A step's broadcast renders its copies in `_copies` and packs them (`pack`);
+        # `render_audiences` (the copies whole) is the same rendering for other callers.
+        "the broadcast's rendering (GM's and players' copies)",
+        ("_copies (contests/live/rendering.py", "pack (contests/live/rendering.py"),
+    ),
     ("the broadcast's hand-over to the channel layer", ("send_to_table_sync (",)),
     (
         "the action in the contest services (lock, flow, event, commit)",
