@@ -5,6 +5,7 @@ sheet. Each control is tagged with its player (`for_user`), whose copy alone hol
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +90,15 @@ class Control:
         Built here rather than by a template loop: while abilities are chosen a panel
         holds a hundred of them (every helper's sheet), and the loop cost a third of
         the panel's rendering (issue 16). Escaped as the template would."""
-        return mark_safe(option_tags(self.sheet, lambda value: value == self.sheet_selected))
+        return _sheet_options(tuple(self.sheet), self.sheet_selected)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sheet_options(sheet: tuple[tuple[Any, str], ...], selected: Any) -> str:
+    """`Control.sheet_options`, the same markup for the same sheet and choice: while
+    abilities are chosen every step offers each helper the same sheet again (the
+    steps differ in their `seq`, not in these), 160 options a step (issue 29)."""
+    return mark_safe(option_tags(sheet, lambda value: value == selected))
 
 
 def cast_of(flow: BaseFlow, seen: dict[int, Any]) -> dict[str, Any]:
@@ -230,7 +239,7 @@ def _ability_picker(
 
 
 def _sheet_choices(abilities: list[Any]) -> list[tuple[Any, str]]:
-    return [(a.id, f"{a.shown_name} {a.rating_text}") for a in abilities]
+    return [(a.id, a.label) for a in abilities]
 
 
 def _expand(

@@ -171,6 +171,7 @@ class SheetAbility(NamedTuple):
     shown_name: str
     rating_text: str
     character: SheetCharacter
+    label: str  # as a pick list shows it: "Swimming 15"
 
     @property
     def character_id(self) -> int:
@@ -195,7 +196,42 @@ def _ability(
     a hundred rows that are mostly those of the step before, whose values (immutable)
     are taken as they are rather than made again (issue 29)."""
     shown = Ability.name_shown(name, sidekick)
-    return SheetAbility(pk, name, kind, rating, shown, _rating_text(kind, rating), character)
+    rating_text = _rating_text(kind, rating)
+    label = f"{shown} {rating_text}"
+    return SheetAbility(pk, name, kind, rating, shown, rating_text, character, label)
+
+
+class _Digest(NamedTuple):
+    """A read of the sheets' rows as the table uses them: each character read, each
+    one's abilities in order, and the helpers with the abilities they may augment with."""
+
+    characters: tuple[SheetCharacter, ...]
+    abilities: dict[int, tuple[SheetAbility, ...]]
+    helpers: tuple[tuple[SheetCharacter, tuple[SheetAbility, ...]], ...]
+
+
+@functools.lru_cache(maxsize=256)
+def _digest(rows: tuple[tuple[Any, ...], ...], with_helpers: bool) -> _Digest:
+    """The sheets' rows (`SHEET_COLUMNS`) as a `_Digest`, the same for the same rows:
+    while abilities are chosen each step reads the campaign's hundred rows, mostly as
+    the step before read them (issue 29). Its parts are tuples: each read gets lists of
+    its own (`read_sheets`)."""
+    characters: dict[int, SheetCharacter] = {}
+    abilities: dict[int, list[SheetAbility]] = {}
+    helpers: dict[int, list[SheetAbility]] = {}
+    for pk, character_id, name, kind, rating, sidekick, *whose in rows:
+        character = characters.get(character_id)
+        if character is None:
+            character = characters[character_id] = _character(character_id, *whose)
+        ability = _ability(pk, name, kind, rating, sidekick, character)
+        abilities.setdefault(character_id, []).append(ability)
+        if with_helpers and kind != "flaw" and rating > 0:
+            helpers.setdefault(character_id, []).append(ability)
+    return _Digest(
+        tuple(characters.values()),
+        {pk: tuple(mine) for pk, mine in abilities.items()},
+        tuple((characters[pk], tuple(mine)) for pk, mine in helpers.items()),
+    )
 
 
 def read_sheets(
@@ -217,10 +253,9 @@ def read_sheets(
     """
 
     wanted = [c for c in character_ids if c is not None]
-    sheets: dict[int, list[SheetAbility]] = {c: [] for c in wanted}
     with_helpers = flow.phase == "preparing" and not flow.state.get("machine")
     if not wanted and not with_helpers:
-        return [], sheets
+        return [], {c: [] for c in wanted}
     if states is None:
         rows = (
             _CAMPAIGN_SHEETS.rows(contest.campaign_id)
@@ -228,31 +263,24 @@ def read_sheets(
             else _THESE_SHEETS.rows(list(dict.fromkeys(wanted)))
         )
     else:
-        rows = (
+        read = (
             _CAMPAIGN_SHEETS_AND_STATES.rows(contest.campaign_id)
             if with_helpers
             else _THESE_SHEETS_AND_STATES.rows(list(dict.fromkeys(wanted)))
         )
-    helpers: dict[int, dict[str, Any]] = {}
-    for pk, character_id, name, kind, rating, sidekick, *whose in rows:
-        if states is not None:
-            held = whose.pop()
+        rows = []
+        for *columns, held in read:
+            character_id = columns[1]
             if character_id not in states:
                 ordered = sorted(held or [], key=lambda c: (c["created_at"], c["id"]))
                 states[character_id] = [c["state"] for c in ordered]
-        character = seen.get(character_id)
-        if character is None:
-            character = seen[character_id] = _character(character_id, *whose)
-        ability = _ability(pk, name, kind, rating, sidekick, character)
-        if character_id in sheets:
-            sheets[character_id].append(ability)
-        if not with_helpers or kind == "flaw" or rating <= 0:
-            continue
-        if character_id not in helpers:
-            helpers[character_id] = {
-                "character": character,
-                "player_id": character.player_id,
-                "abilities": [],
-            }
-        helpers[character_id]["abilities"].append(ability)
-    return list(helpers.values()), sheets
+            rows.append(tuple(columns))
+    digest = _digest(tuple(rows), with_helpers)
+    for character in digest.characters:
+        seen.setdefault(character.pk, character)
+    sheets = {c: list(digest.abilities.get(c, ())) for c in wanted}
+    helpers = [
+        {"character": character, "player_id": character.player_id, "abilities": list(mine)}
+        for character, mine in digest.helpers
+    ]
+    return helpers, sheets

@@ -417,3 +417,26 @@ def test_the_resistance_is_offered_no_parting_shot_r18_2():
     play(flow, GM, "resolve")
     assert flow.state["outcome"]["winner"] == "pc"
     assert "parting_shot" in {o.action for o in flow.available_actions(ALICE)}
+
+
+def test_an_input_offered_again_is_the_same_value_and_keeps_each_values_type():
+    """A panel works out every actor's offers on every step; a choice offered again is
+    the same (frozen) input, made once (issue 29). Values equal but of other types are
+    other choices: a 1 stays 1 and True stays True, and a default of 0 is not False."""
+    from contests.core.table.base import choice
+
+    first = choice("side", "Who", [("pc", "Tamsin"), ("opponent", "The Grey River")])
+    again = choice(
+        "side", "Who", (option for option in [("pc", "Tamsin"), ("opponent", "The Grey River")])
+    )
+    assert again is first
+    assert [(c.value, c.label) for c in again.choices] == [
+        ("pc", "Tamsin"),
+        ("opponent", "The Grey River"),
+    ]
+    number = choice("index", "Line", [(1, "one")])
+    flag = choice("index", "Line", [(True, "one")])
+    assert type(number.choices[0].value) is int and type(flag.choices[0].value) is bool
+    assert choice("shift", "Shift", [(0, "none")], default=0).default is not False
+    assert choice("shift", "Shift", [(0, "none")], default=False).default is False
+    assert choice("tags", "Tags", [("a", "A")], default=["a"]).default == ["a"]  # unhashable

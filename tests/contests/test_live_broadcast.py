@@ -504,3 +504,36 @@ def test_the_benchmarks_cycle_posted_as_browsers_do_stays_within_its_queries(
             assert playing.seq == 1 and contest.number == 1 + playing.contests
             playing.contest_id = contest.pk
     assert len(sent) == 2 * len(CYCLE)
+
+
+def test_a_sheet_changed_between_two_steps_is_what_the_next_step_offers(
+    table, session, gm, alice, bob, tamsin, brannoc, sent, django_capture_on_commit_callbacks
+):
+    """The table's sheets and the pick lists made of them are remembered from one step
+    to the next while they are the same (issue 29): a sheet Bob changes between two
+    steps (an ability renamed and a new one) is what his augment form offers on the
+    next step, and the sheets nobody changed read as before."""
+    from characters.services.creation import character_ability_add, character_ability_update
+
+    with django_capture_on_commit_callbacks(execute=True):
+        contest = frame(table, tamsin)
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(
+            contest, alice, "choose_ability", side="pc", ability_id=ability(tamsin, "Boatcraft").pk
+        )
+    before = sent[-1]["html"]
+    assert "Temple singer 7M</option>" in before[f"player:{bob.pk}"]
+    singer = ability(brannoc, "Temple singer")
+    character_ability_update(character=brannoc, actor=bob, ability=singer, name="Choir leader")
+    character_ability_add(character=brannoc, actor=bob, name="River songs", rating=14)
+    with django_capture_on_commit_callbacks(execute=True):
+        table.act(contest, gm, "set_tactic", side="pc", tactic="Pole along the shallows")
+    after = sent[-1]["html"]
+    bobs = after[f"player:{bob.pk}"]
+    assert "Choir leader 7M</option>" in bobs and "River songs 14</option>" in bobs
+    assert "Temple singer" not in bobs
+    # Alice's pick list (Tamsin's sheet, unchanged) is the one the step before showed.
+    alices = re.findall(r'<select name="ability_id">.*?</select>', after[f"player:{alice.pk}"])
+    assert alices and alices == re.findall(
+        r'<select name="ability_id">.*?</select>', before[f"player:{alice.pk}"]
+    )

@@ -14,7 +14,7 @@ better_roll and hero_point), and is cached by them.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -228,8 +228,11 @@ class OddsSummary:
         """How much a hero point raises the chance of victory."""
         return self.victory_with_hero_point - self.victory
 
-    def to_json(self) -> dict[str, Any]:
-        """Percentages rounded to one decimal, for display."""
+    # The percentages `to_json` gives, worked out once: a summary is frozen, and shared
+    # by every panel that shows the same odds (`odds_summary`; issue 29).
+    _percentages: tuple[tuple[str, float], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
         names = (
             "victory",
             "tie",
@@ -239,7 +242,12 @@ class OddsSummary:
             "defeat_with_hero_point",
             "hero_point_gain",
         )
-        return {name: round(float(getattr(self, name)) * 100, 1) for name in names}
+        shown = tuple((name, round(float(getattr(self, name)) * 100, 1)) for name in names)
+        object.__setattr__(self, "_percentages", shown)
+
+    def to_json(self) -> dict[str, Any]:
+        """Percentages rounded to one decimal, for display."""
+        return dict(self._percentages)
 
 
 # Remembered: a contest's panel shows its odds on every step while abilities are chosen,

@@ -18,6 +18,7 @@ Each kind of contest is one subclass with `KIND` set to the `state["kind"]` it p
 from __future__ import annotations
 
 import copy
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -125,7 +126,31 @@ class AvailableAction:
 
 
 def choice(name: str, label: str, options: Iterable[tuple[Any, str]], **kw: Any) -> ActionInput:
-    return ActionInput(name, "choice", label, tuple(Choice(v, t) for v, t in options), **kw)
+    """A choice input of these (value, label) options. The same input for the same
+    options: a panel works out every actor's offers on every step, mostly the same
+    choices as the step before (issue 29); an input is frozen, so it is shared as it
+    is. Each value's type is part of the key (1 and True are equal, not the same)."""
+    listed = tuple((type(v), v, t) for v, t in options)
+    try:
+        return _choice(name, label, listed, tuple((k, type(v), v) for k, v in sorted(kw.items())))
+    except TypeError:  # an unhashable value or default: made anew
+        return _make_choice(name, label, listed, kw)
+
+
+@functools.lru_cache(maxsize=4096)
+def _choice(
+    name: str,
+    label: str,
+    listed: tuple[tuple[type, Any, str], ...],
+    kw: tuple[tuple[str, type, Any], ...],
+) -> ActionInput:
+    return _make_choice(name, label, listed, {k: v for k, _, v in kw})
+
+
+def _make_choice(
+    name: str, label: str, listed: tuple[tuple[type, Any, str], ...], kw: dict[str, Any]
+) -> ActionInput:
+    return ActionInput(name, "choice", label, tuple(Choice(v, t) for _, v, t in listed), **kw)
 
 
 def number(name: str, label: str, minimum: int, maximum: int, **kw: Any) -> ActionInput:
