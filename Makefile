@@ -62,11 +62,13 @@ bench-smoke: $(VENV)/.dev
 	$(PY) -m pytest -m bench -n0 -p no:randomly
 
 # The odds benchmark, the live table over its sockets, then the browsers' own path
-# (htmx POSTs; 1 uvicorn process and 2 behind Debian's nginx). Needs Redis; ~15 min in all.
+# (htmx POSTs; 1 uvicorn process and 2 behind Debian's nginx), then the app's own work an
+# action in instructions (Debian's valgrind). Needs Redis; ~20 min in all.
 bench: $(VENV)/.dev
 	$(PY) -m bench.odds
 	$(PY) -m bench.table
 	$(PY) -m bench.http_path
+	$(PY) -m bench.action_cost
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles

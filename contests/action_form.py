@@ -17,6 +17,7 @@ with the action's label.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 from collections.abc import Callable, Iterable, Mapping
@@ -55,10 +56,72 @@ def _attr(name: str, value: Any) -> str:
     return f' {name}="{_e(value)}"' if value else ""
 
 
+# Where the step's number goes in a form remembered for every step (`render_action_form`).
+# NUL never reaches a panel from its data: input with it is refused (questworlds_site/middleware).
+_SEQ = "\x00seq\x00"
+
+
 def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
     """The control's form, read with the panel's context: the contest (`act_url`,
     `id`), the step (`seq`), and for the confirm form the view, the sides and the
-    states to offer."""
+    states to offer.
+
+    A form the panel showed on an earlier step, unchanged but for the step's number,
+    is that form again with the new number (`_remembered`): while abilities are chosen
+    every step shows each helper's augment form again, twenty forms a step (issue 29)."""
+    key = _form_key(control, context)
+    if key is None:
+        return mark_safe(_form(control, context, _e(context.get("seq"))))
+    form = _remembered.get(key)
+    if form is None:
+        form = _remembered[key] = _form(control, context, _SEQ)
+        if len(_remembered) > _REMEMBERED:
+            # The oldest goes (another thread may have taken it, or be adding one).
+            with contextlib.suppress(RuntimeError, StopIteration):
+                _remembered.pop(next(iter(_remembered)), None)
+    return mark_safe(form.replace(_SEQ, _e(context.get("seq"))))
+
+
+_remembered: dict[tuple[Any, ...], str] = {}
+_REMEMBERED = 4096
+
+
+def _form_key(control: Any, context: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """Everything `_form` reads, but the step's number (None: a form not remembered, the
+    GM's confirm form, which reads the view's suggested consequences)."""
+    name = control.name
+    if _takes_edits(name):
+        return None
+    contest = context.get("contest")
+    action = control.action
+    offer = context.get("hero_point_offer") if _in_bar(name) and not control.text else None
+    try:
+        key = (
+            getattr(contest, "act_url", ""),
+            getattr(contest, "id", ""),
+            name,
+            action.label,
+            action.confirm,
+            action.primary,
+            control.css,
+            control.aria_label,
+            tuple((k, type(v), v) for k, v in control.hidden.items()),
+            control.sheet_name,
+            control.sheet_label,
+            tuple(control.sheet) if control.sheet_name else (),
+            type(control.sheet_selected),
+            control.sheet_selected,
+            control.inputs,
+            control.text,
+            offer,
+        )
+        hash(key)
+    except TypeError:  # an unhashable value somewhere: rendered as it is
+        return None
+    return key
+
+
+def _form(control: Any, context: Mapping[str, Any], seq: str) -> str:
     contest = context.get("contest")
     act_url = getattr(contest, "act_url", "")
     contest_id = getattr(contest, "id", "")
@@ -76,7 +139,7 @@ def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
         ">\n",
         f'  <input type="hidden" name="action" value="{_e(name)}">'
         f'<input type="hidden" name="contest" value="{_e(contest_id)}">\n',
-        f'  <input type="hidden" name="seq" value="{_e(context.get("seq"))}">'
+        f'  <input type="hidden" name="seq" value="{seq}">'
         '<input type="hidden" name="key" data-fresh-key>\n  ',
     ]
     parts += (
@@ -99,7 +162,7 @@ def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
     parts.append("\n  ")
     parts.append(_button(control, context))
     parts.append("\n</form>")
-    return mark_safe("".join(parts))
+    return "".join(parts)
 
 
 def _takes_edits(name: str) -> bool:

@@ -537,3 +537,53 @@ def test_a_sheet_changed_between_two_steps_is_what_the_next_step_offers(
     assert alices and alices == re.findall(
         r'<select name="ability_id">.*?</select>', before[f"player:{alice.pk}"]
     )
+
+
+def test_a_form_shown_again_on_the_next_step_carries_that_steps_number(
+    client,
+    table,
+    session,
+    gm,
+    alice,
+    bob,
+    tamsin,
+    brannoc,
+    sent,
+    django_capture_on_commit_callbacks,
+):
+    """A form the panel shows on two steps is made once and shown again (issue 29):
+    Bob's augment form on the next step is the same form with that step's number, so
+    his press is taken at the step he saw, and a form that changed is made anew."""
+    with django_capture_on_commit_callbacks(execute=True):
+        contest = frame(table, tamsin)
+    seen = []
+    for step in range(2):
+        with django_capture_on_commit_callbacks(execute=True):
+            if step == 0:
+                table.act(
+                    contest,
+                    alice,
+                    "choose_ability",
+                    side="pc",
+                    ability_id=ability(tamsin, "Boatcraft").pk,
+                )
+            else:
+                table.act(contest, gm, "set_tactic", side="pc", tactic="Pole along the shallows")
+        bobs = sent[-1]["html"][f"player:{bob.pk}"]
+        forms = re.findall(r"<form [^>]*augment-form.*?</form>", bobs, re.S)
+        assert len(forms) == 1
+        seen.append(forms[0])
+    assert 'name="seq" value="2"' in seen[0] and 'name="seq" value="3"' in seen[1]
+    assert seen[1] == seen[0].replace('name="seq" value="2"', 'name="seq" value="3"')
+    # Pressed in Bob's browser as step 3 showed it, it is taken at that step.
+    client.force_login(bob)
+    url = re.search(r'hx-post="([^"]+)"', seen[1]).group(1)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', seen[1]))
+    options = re.findall(r'<option value="(\d+)"', seen[1])
+    answer = client.post(
+        url,
+        {**fields, "helper_ability_id": options[0], "kind": "quick", "key": key()},
+        HTTP_HX_REQUEST="true",
+    )
+    assert answer.status_code == 200
+    assert 'data-acked="4"' in answer.content.decode()
