@@ -56,8 +56,10 @@ def _attr(name: str, value: Any) -> str:
     return f' {name}="{_e(value)}"' if value else ""
 
 
-# Where the step's number goes in a form remembered for every step (`render_action_form`).
-# NUL never reaches a panel from its data: input with it is refused (questworlds_site/middleware).
+# Where the contest and the step's number go in a form remembered for every step and
+# contest of its table (`render_action_form`). NUL never reaches a panel from its data:
+# input with it is refused (questworlds_site/middleware).
+_CONTEST = "\x00contest\x00"
 _SEQ = "\x00seq\x00"
 
 
@@ -66,20 +68,23 @@ def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
     `id`), the step (`seq`), and for the confirm form the view, the sides and the
     states to offer.
 
-    A form the panel showed on an earlier step, unchanged but for the step's number,
-    is that form again with the new number (`_remembered`): while abilities are chosen
-    every step shows each helper's augment form again, twenty forms a step (issue 29)."""
+    A form the panel showed on an earlier step, unchanged but for the contest and the
+    step's number, is that form again with the new ones (`_remembered`): while
+    abilities are chosen every step shows each helper's augment form again, twenty
+    forms a step, and each new contest of the table the same forms (issue 29)."""
+    contest = context.get("contest")
+    contest_id, seq = _e(getattr(contest, "id", "")), _e(context.get("seq"))
     key = _form_key(control, context)
     if key is None:
-        return mark_safe(_form(control, context, _e(context.get("seq"))))
+        return mark_safe(_form(control, context, contest_id, seq))
     form = _remembered.get(key)
     if form is None:
-        form = _remembered[key] = _form(control, context, _SEQ)
+        form = _remembered[key] = _form(control, context, _CONTEST, _SEQ)
         if len(_remembered) > _REMEMBERED:
             # The oldest goes (another thread may have taken it, or be adding one).
             with contextlib.suppress(RuntimeError, StopIteration):
                 _remembered.pop(next(iter(_remembered)), None)
-    return mark_safe(form.replace(_SEQ, _e(context.get("seq"))))
+    return mark_safe(form.replace(_CONTEST, contest_id).replace(_SEQ, seq))
 
 
 _remembered: dict[tuple[Any, ...], str] = {}
@@ -87,8 +92,8 @@ _REMEMBERED = 4096
 
 
 def _form_key(control: Any, context: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """Everything `_form` reads, but the step's number (None: a form not remembered, the
-    GM's confirm form, which reads the view's suggested consequences)."""
+    """Everything `_form` reads, but the contest and the step's number (None: a form not
+    remembered, the GM's confirm form, which reads the view's suggested consequences)."""
     name = control.name
     if _takes_edits(name):
         return None
@@ -98,7 +103,6 @@ def _form_key(control: Any, context: Mapping[str, Any]) -> tuple[Any, ...] | Non
     try:
         key = (
             getattr(contest, "act_url", ""),
-            getattr(contest, "id", ""),
             name,
             action.label,
             action.confirm,
@@ -121,10 +125,10 @@ def _form_key(control: Any, context: Mapping[str, Any]) -> tuple[Any, ...] | Non
     return key
 
 
-def _form(control: Any, context: Mapping[str, Any], seq: str) -> str:
+def _form(control: Any, context: Mapping[str, Any], contest_id: str, seq: str) -> str:
+    """The form's markup, with `contest_id` and `seq` (escaped already) as given."""
     contest = context.get("contest")
     act_url = getattr(contest, "act_url", "")
-    contest_id = getattr(contest, "id", "")
     action = control.action
     name = control.name
     opening = (
@@ -138,7 +142,7 @@ def _form(control: Any, context: Mapping[str, Any], seq: str) -> str:
         opening,
         ">\n",
         f'  <input type="hidden" name="action" value="{_e(name)}">'
-        f'<input type="hidden" name="contest" value="{_e(contest_id)}">\n',
+        f'<input type="hidden" name="contest" value="{contest_id}">\n',
         f'  <input type="hidden" name="seq" value="{seq}">'
         '<input type="hidden" name="key" data-fresh-key>\n  ',
     ]

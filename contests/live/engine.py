@@ -137,6 +137,15 @@ ENV.filters.update(
     without=_without,
 )
 ENV.globals.update(per_audience=_per_audience, action_form=_action_form)
+# The forms a group contest's panel writes itself and an augment's line (forms.jinja),
+# as globals: they read only their arguments, and a template's `{% from ... import %}`
+# looked the template up and checked its globals on every rendering (issue 29).
+_FORMS = ENV.get_template("forms.jinja").module
+ENV.globals.update(
+    augment_line=_FORMS.augment_line,  # type: ignore[attr-defined]
+    group_form=_FORMS.group_form,  # type: ignore[attr-defined]
+    hidden_fields=_FORMS.hidden_fields,  # type: ignore[attr-defined]
+)
 
 
 def render(name: str, context: Mapping[str, Any]) -> SafeString:

@@ -185,7 +185,7 @@ def contest_context(
         "sides": sides,
         "odds": shared["odds"],
         "odds_table": shared["odds_table"],
-        "hero_point_offer": flow.hero_point_offer(audience),
+        "hero_point_offer": _hero_point_offer(flow, audience, shared),
         "audience": audience,
         "consequence_options": CONSEQUENCE_OPTIONS,
         "adversity_options": ADVERSITY_OPTIONS,
@@ -200,6 +200,16 @@ def contest_context(
         "waiting": waiting,
         "participant_controls": by_participant(view["rows"], [c for c in controls if not c.in_bar]),
     }
+
+
+def _hero_point_offer(flow: Any, audience: str, shared: dict[str, Any]) -> str | None:
+    """The hero point's words for an audience (the GM's, or everyone else's: only the
+    GM reads a hidden roll's), worked out once a rendering, not for every copy."""
+    offers = shared.setdefault("hero_point_offers", {})
+    whose = "gm" if audience == "gm" else "others"
+    if whose not in offers:
+        offers[whose] = flow.hero_point_offer(audience)
+    return offers[whose]
 
 
 def _log_entry(event: ContestEvent, audience: str) -> dict[str, Any]:
