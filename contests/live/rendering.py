@@ -3,12 +3,15 @@ copies a broadcast renders, and the broadcast after a contest's commit."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, cast
 
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.template.loader import render_to_string
+from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 
 from characters.models import CreationMethod
 from questworlds_site.sql import PreparedRead
@@ -431,16 +434,29 @@ def sheet_cards(contest: Contest, shared: dict[str, Any]) -> dict[int, str]:
     for player, ids in theirs.items():
         if player in incomplete:
             continue
-        html = [mark]
+        html: list[str] = [mark]
         for character_id in ids:
             character = sheets[character_id][0].character
             row = (character.pk, character.name, character.hero_points)
-            one = card(row, sheets[character_id], states.get(character_id, []))
-            html.append(
-                render_to_string("contests/_my_character.html#card", {"card": one, "oob": True})
-            )
+            held = tuple(states.get(character_id, ()))
+            where = (get_language(), get_script_prefix(), get_urlconf())
+            html.append(_card_html(row, tuple(sheets[character_id]), held, where))
         cards[player] = "".join(html)
     return cards
+
+
+@functools.lru_cache(maxsize=1024)
+def _card_html(
+    row: tuple[int, str, int],
+    abilities: tuple[Any, ...],
+    states: tuple[str, ...],
+    where: tuple[str | None, str, str | None],
+) -> str:
+    """A character's card (`sheet_cards`), the same markup for the same character, sheet
+    and conditions (the language and the URLs' prefix in `where`): a step that may
+    change a sheet mostly leaves it as it was, and the card is a Django template."""
+    one = card(row, list(abilities), list(states))
+    return render_to_string("contests/_my_character.html#card", {"card": one, "oob": True})
 
 
 _COPY_PART = re.compile(engine.COPY_PART.format(r"(\d+)"))
