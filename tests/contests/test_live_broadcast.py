@@ -553,7 +553,7 @@ def test_a_form_shown_again_on_the_next_step_carries_that_steps_number(
 ):
     """A form the panel shows on two steps is made once and shown again (issue 29):
     Bob's augment form on the next step is the same form with that step's number, so
-    his press is taken at the step he saw, and a form that changed is made anew."""
+    his press is taken at the step he saw (a changed form: the test above)."""
     with django_capture_on_commit_callbacks(execute=True):
         contest = frame(table, tamsin)
     seen = []
