@@ -131,26 +131,17 @@ def choice(name: str, label: str, options: Iterable[tuple[Any, str]], **kw: Any)
     choices as the step before (issue 29); an input is frozen, so it is shared as it
     is. Each value's type is part of the key (1 and True are equal, not the same)."""
     listed = tuple((type(v), v, t) for v, t in options)
+    keys = tuple((k, type(v), v) for k, v in sorted(kw.items()))
     try:
-        return _choice(name, label, listed, tuple((k, type(v), v) for k, v in sorted(kw.items())))
+        return _choice(name, label, listed, keys)
     except TypeError:  # an unhashable value or default: made anew
-        return _make_choice(name, label, listed, kw)
+        return _choice.__wrapped__(name, label, listed, keys)
 
 
 @functools.lru_cache(maxsize=4096)
-def _choice(
-    name: str,
-    label: str,
-    listed: tuple[tuple[type, Any, str], ...],
-    kw: tuple[tuple[str, type, Any], ...],
-) -> ActionInput:
-    return _make_choice(name, label, listed, {k: v for k, _, v in kw})
-
-
-def _make_choice(
-    name: str, label: str, listed: tuple[tuple[type, Any, str], ...], kw: dict[str, Any]
-) -> ActionInput:
-    return ActionInput(name, "choice", label, tuple(Choice(v, t) for _, v, t in listed), **kw)
+def _choice(name: str, label: str, listed: tuple[Any, ...], kw: tuple[Any, ...]) -> ActionInput:
+    options = tuple(Choice(v, t) for _, v, t in listed)
+    return ActionInput(name, "choice", label, options, **{k: v for k, _, v in kw})
 
 
 def number(name: str, label: str, minimum: int, maximum: int, **kw: Any) -> ActionInput:
