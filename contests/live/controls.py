@@ -5,7 +5,6 @@ sheet. Each control is tagged with its player (`for_user`), whose copy alone hol
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,15 +89,7 @@ class Control:
         Built here rather than by a template loop: while abilities are chosen a panel
         holds a hundred of them (every helper's sheet), and the loop cost a third of
         the panel's rendering (issue 16). Escaped as the template would."""
-        return _sheet_options(tuple(self.sheet), self.sheet_selected)
-
-
-@functools.lru_cache(maxsize=1024)
-def _sheet_options(sheet: tuple[tuple[Any, str], ...], selected: Any) -> str:
-    """`Control.sheet_options`, the same markup for the same sheet and choice: while
-    abilities are chosen every step offers each helper the same sheet again (the
-    steps differ in their `seq`, not in these), 160 options a step (issue 29)."""
-    return mark_safe(option_tags(sheet, lambda value: value == selected))
+        return mark_safe(option_tags(self.sheet, lambda value: value == self.sheet_selected))
 
 
 def cast_of(flow: BaseFlow, seen: dict[int, Any]) -> dict[str, Any]:
