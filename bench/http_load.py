@@ -424,6 +424,8 @@ async def ladder(
         measured = {
             "steps": steps,
             "capacity_per_s": capacity,
+            # False when the ladder's top rate was met: the capacity is at least that.
+            "capacity_found": missed is not None,
             "light_load": steps[0],
             # What the players' pages fetched besides (their own sheets), warm-up included.
             "sheet_reloads": {

@@ -171,9 +171,26 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
         assert ratios["p50"] == round(light["p50_ms"] / floor_light["p50_ms"], 2), ratios
         assert ratios["met"]["cpu_per_action"] == (ratios["cpu_per_action"] <= 1.5), ratios
         capacities = measured["capacity_per_s"], floor[topology]["capacity_per_s"]
+        # A side whose every rate was met (the small run's ladder is short) has a
+        # capacity of at least its top rate, not found: the ratio is then a bound, and
+        # the target is met only where the bound settles it.
+        found = []
+        for side in (measured, floor[topology]):
+            last = side["steps"][-1]
+            assert side["capacity_found"] == any(not step["met"] for step in side["steps"]), side
+            assert side["capacity_found"] or last["met"], last
+            found.append(side["capacity_found"])
+        bound = {
+            (True, True): "exact",
+            (True, False): "at most",
+            (False, True): "at least",
+            (False, False): "unknown",
+        }[tuple(found)]
+        assert ratios["capacity_bound"] == bound, ratios
         if all(capacities):
             assert ratios["capacity"] == round(capacities[0] / capacities[1], 2), ratios
-            assert ratios["met"]["capacity"] == (ratios["capacity"] >= 0.7), ratios
+            settled = ratios["capacity"] >= 0.7 and bound in ("exact", "at least")
+            assert ratios["met"]["capacity"] == settled, ratios
         else:
             assert ratios["capacity"] is None and ratios["met"]["capacity"] is False, ratios
     assert _number(figures["bare_websockets"]["p50_ms"])
