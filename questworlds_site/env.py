@@ -91,9 +91,22 @@ def database_from_url(url: str, base_dir: Path) -> dict[str, Any]:
     if not database.get("NAME"):
         raise ImproperlyConfigured(f"DATABASE_URL={shown!r} names no database")
     options = database.setdefault("OPTIONS", {})
+    # Parameters bound by the server, not written into the SQL text: the same
+    # statement is then the same text on every run, whatever its values.
+    options.setdefault("server_side_binding", True)
     pool = database_pool_from_env()
     if pool:
         options["pool"] = pool
+        # A statement run a fifth time on a pooled connection is prepared there
+        # (psycopg's threshold; Django turns preparing off unless asked): PostgreSQL
+        # parses and plans each of the app's statements once per connection, not on
+        # every run. Written with every value in it, no two runs of a statement were the
+        # same text, and each was planned anew: the app's joins and subqueries planned
+        # longer than they ran, and PostgreSQL's time an action halved without it
+        # (docs/benchmarks.md, issue 29). Without the app's pool (behind pgbouncer,
+        # whose transaction mode would lose a connection's prepared statements), a
+        # connection lasts one request and nothing is prepared.
+        options.setdefault("prepare_threshold", 5)
     # Under ASGI a persistent connection is kept per thread (Django's docs: turn them
     # off); connections are borrowed from the pool for each request instead.
     database["CONN_MAX_AGE"] = 0

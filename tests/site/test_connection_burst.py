@@ -166,11 +166,20 @@ def test_postgresql_borrows_from_a_pool_sized_by_the_environment(monkeypatch):
     # Django refuses a pool beside persistent connections (and under ASGI those pile up).
     assert database["CONN_MAX_AGE"] == 0
     assert database["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 4, "timeout": 5}
+    # Each statement is prepared on its pooled connection after a few runs, its values
+    # bound by the server (tests/contests/test_prepared_reads.py plays a cycle so).
+    assert database["OPTIONS"]["prepare_threshold"] == 5
+    assert database["OPTIONS"]["server_side_binding"] is True
 
 
 def test_the_pool_can_be_turned_off_and_refuses_nonsense(monkeypatch):
     monkeypatch.setenv("DB_POOL_MAX_SIZE", "0")  # behind pgbouncer, say
-    assert "pool" not in database_from_url("postgres://app@db/questworlds", ROOT)["OPTIONS"]
+    options = database_from_url("postgres://app@db/questworlds", ROOT)["OPTIONS"]
+    assert "pool" not in options
+    # A connection lasts one request then: nothing is prepared on it (pgbouncer's
+    # transaction mode would hand a prepared statement's connection to someone else),
+    # while the values are still bound by the server.
+    assert "prepare_threshold" not in options and options["server_side_binding"] is True
     monkeypatch.setenv("DB_POOL_MAX_SIZE", "ten")
     with pytest.raises(ImproperlyConfigured, match="DB_POOL_MAX_SIZE"):
         database_from_url("postgres://app@db/questworlds", ROOT)
