@@ -6,7 +6,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -25,6 +29,48 @@ def key() -> str:
 
 def ability(character, name: str):
     return character.abilities.get(name=name)
+
+
+def post_the_benchmarks_cycle(
+    client,
+    contest: Contest,
+    character,
+    gm,
+    player,
+    cycles: int,
+    around: Callable[[str], AbstractContextManager[Any]] = lambda action: contextlib.nullcontext(),
+) -> int:
+    """Play `cycles` of the benchmark's cycle (bench/http_cycle.py) from `contest` on:
+    each form as the benchmark's browsers post it (`Playing.fields`, an htmx POST to
+    table_act), by the person it names, inside `around(action)`; each acknowledged, a
+    framing's at step 1 of the campaign's next contest. The actions posted."""
+    from django.urls import reverse
+
+    from bench.http_cycle import CYCLE, Playing
+
+    url = reverse("table_act", args=[contest.campaign_id])
+    playing = Playing(
+        table=None,  # type: ignore[arg-type]  # the forms do not read the table
+        character_id=character.pk,
+        ability_id=ability(character, "Boatcraft").pk,
+        contest_id=contest.pk,
+        seq=contest.seq,
+        gm=gm,
+        player=player,
+    )
+    for _ in range(cycles * len(CYCLE)):
+        user, action, fields = playing.fields()
+        client.force_login(user)
+        with around(action):
+            answer = client.post(url, fields, HTTP_HX_REQUEST="true")
+        acked = re.search(rb'data-acked="(\d+)"', answer.content)
+        assert answer.status_code == 200 and acked, (action, answer.content[:300])
+        playing.seq, playing.step = int(acked[1]), playing.step + 1
+        if action == "frame":
+            latest = Contest.objects.filter(campaign_id=contest.campaign_id).latest("number")
+            assert playing.seq == 1 and latest.number == contest.number + playing.contests
+            playing.contest_id = latest.pk
+    return cycles * len(CYCLE)
 
 
 class Table:

@@ -3,6 +3,7 @@ entry (the log whole only for a new contest), and an action stays within its que
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -11,7 +12,7 @@ from django.urls import reverse
 from contests import live
 from contests.models import ContestEvent
 from contests.table_actions import perform
-from tests.table import split_writes
+from tests.table import post_the_benchmarks_cycle, split_writes
 
 from .conftest import ability, key
 
@@ -471,39 +472,23 @@ def test_the_benchmarks_cycle_posted_as_browsers_do_stays_within_its_queries(
     django_assert_max_num_queries,
     django_capture_on_commit_callbacks,
 ):
-    from bench.http_cycle import CYCLE, Playing
-
-    url = reverse("table_act", args=[campaign.pk])
     contest = frame(table, tamsin)
-    # The benchmark's own forms (bench/http_cycle.py `Playing.fields`), each posted by
-    # the person it names (here the users stand where the benchmark has their browsers'
-    # connections; the forms do not read the table).
-    playing = Playing(
-        table=None,
-        character_id=tamsin.pk,
-        ability_id=ability(tamsin, "Boatcraft").pk,
-        contest_id=contest.pk,
-        seq=1,
-        gm=gm,
-        player=alice,
-    )
-    for _ in range(2 * len(CYCLE)):
-        user, action, fields = playing.fields()
-        client.force_login(user)
+
+    @contextlib.contextmanager
+    def within_its_queries(action):
         most = CYCLE_QUERIES[action] + SAVEPOINT_PAIR + split_writes(action)
         with (
             django_assert_max_num_queries(most, info=action),
             django_capture_on_commit_callbacks(execute=True),
         ):
-            answer = client.post(url, fields, HTTP_HX_REQUEST="true")
-        acked = re.search(rb'data-acked="(\d+)"', answer.content)
-        assert answer.status_code == 200 and acked, (action, answer.content[:300])
-        playing.seq, playing.step = int(acked[1]), playing.step + 1
-        if action == "frame":
-            contest = campaign.contests.order_by("-number").first()
-            assert playing.seq == 1 and contest.number == 1 + playing.contests
-            playing.contest_id = contest.pk
-    assert len(sent) == 2 * len(CYCLE)
+            yield
+
+    # The benchmark's own forms, each posted by the person it names (here the users
+    # stand where the benchmark has their browsers' connections).
+    posted = post_the_benchmarks_cycle(
+        client, contest, tamsin, gm, alice, cycles=2, around=within_its_queries
+    )
+    assert len(sent) == posted == 12
 
 
 def test_a_sheet_changed_between_two_steps_is_what_the_next_step_offers(

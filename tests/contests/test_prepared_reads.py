@@ -5,18 +5,16 @@ converts it."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 import pytest
 from django.db import connection
-from django.urls import reverse
 
 from characters.models import Character
 from characters.services import character_ability_add
 from contests.live.sheets import SHEET_COLUMNS, _sheets
 from questworlds_site.sql import PreparedRead
-from tests.table import ability
+from tests.table import ability, post_the_benchmarks_cycle
 
 pytestmark = pytest.mark.django_db
 
@@ -134,39 +132,26 @@ def test_the_contest_on_the_table_is_the_latest_open_one_else_the_latest(
 
 
 def test_the_cycle_posted_as_browsers_do_is_planned_once_per_connection(
-    client, table, campaign, session, gm, alice, tamsin, django_capture_on_commit_callbacks
+    client, table, session, gm, alice, tamsin, django_capture_on_commit_callbacks
 ):
     """Every action's statements are the same text from one action to the next, their
     values bound by the server, and PostgreSQL prepares each on its connection after
     its fifth run (questworlds_site/env.py): the contest's lock, the step's write and
     the sheets' read are then parsed and planned once, not on every action (issue 29:
     planning the app's joins cost PostgreSQL more than running them)."""
-    from bench.http_cycle import CYCLE, Playing
-
     if connection.vendor != "postgresql":
         pytest.skip("prepared statements are PostgreSQL's (SQLite is for `make run`)")
-    url = reverse("table_act", args=[campaign.pk])
     with django_capture_on_commit_callbacks(execute=True):
         contest = table.frame(pc=tamsin, opponent={"name": "The Grey River", "level": "moderate"})
-    playing = Playing(
-        table=None,
-        character_id=tamsin.pk,
-        ability_id=ability(tamsin, "Boatcraft").pk,
-        contest_id=contest.pk,
-        seq=1,
-        gm=gm,
-        player=alice,
+    post_the_benchmarks_cycle(
+        client,
+        contest,
+        tamsin,
+        gm,
+        alice,
+        cycles=4,
+        around=lambda action: django_capture_on_commit_callbacks(execute=True),
     )
-    for _ in range(4 * len(CYCLE)):
-        user, action, fields = playing.fields()
-        client.force_login(user)
-        with django_capture_on_commit_callbacks(execute=True):
-            answer = client.post(url, fields, HTTP_HX_REQUEST="true")
-        acked = re.search(rb'data-acked="(\d+)"', answer.content)
-        assert answer.status_code == 200 and acked, (action, answer.content[:300])
-        playing.seq, playing.step = int(acked[1]), playing.step + 1
-        if action == "frame":
-            playing.contest_id = campaign.contests.order_by("-number").first().pk
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
         prepared = cursor.fetchall()
