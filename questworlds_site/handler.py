@@ -27,12 +27,14 @@ process full is answered 503 with the view's words at once, without a thread.
 
 from __future__ import annotations
 
+import functools
+
 from asgiref.sync import sync_to_async
 from django.core import signals
 from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix
-from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase
-from django.urls import Resolver404, get_resolver, set_script_prefix
+from django.http import FileResponse, HttpRequest, HttpResponseBase
+from django.urls import Resolver404, URLResolver, get_resolver, set_script_prefix
 
 from .admission import ADMISSION, RETRY_AFTER_SECONDS, cap_worker_threads
 from .security import POLICY
@@ -56,7 +58,7 @@ class OneThreadASGIHandler(ASGIHandler):
             if busy_answer is None:
                 ADMISSION.take()
             elif not ADMISSION.try_take():
-                await self._send_busy(busy_answer(), send)
+                await self._send_busy(busy_answer, send)
                 return
             try:
                 set_script_prefix(get_script_prefix(scope))
@@ -78,22 +80,13 @@ class OneThreadASGIHandler(ASGIHandler):
         root = scope.get("root_path", "")
         if root and path.startswith(root):
             path = path[len(root) :]
-        try:
-            match = get_resolver().resolve(path)
-        except Resolver404:
-            return None
-        return getattr(match.func, "busy_answer", None)
+        return _busy_answer_at(get_resolver(), path)
 
-    async def _send_busy(self, html: str, send) -> None:
-        response = HttpResponse(html, status=503)
-        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-        # The headers every answer carries (security.py), though no middleware ran.
-        response["Content-Security-Policy"] = POLICY
-        response["Cache-Control"] = "no-store, no-cache, must-revalidate, private"
-        response["X-Content-Type-Options"] = "nosniff"
-        response["Referrer-Policy"] = "same-origin"
-        response["X-Frame-Options"] = "DENY"
-        await self.send_response(response, send)
+    async def _send_busy(self, answer, send) -> None:
+        """The refusal, sent as it was made the first time (`_refusal`)."""
+        headers, body = _refusal(answer)
+        await send({"type": "http.response.start", "status": 503, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
     def _respond(self, scope, body_file) -> HttpResponseBase:
         """The request's synchronous part, in the worker thread that calls it."""
@@ -127,3 +120,35 @@ def let_go(request: HttpRequest) -> None:
     its answer is whole and closed; a streamed answer (a static file) keeps its request
     until it is sent."""
     request.__dict__.clear()
+
+
+@functools.lru_cache(maxsize=4096)
+def _busy_answer_at(resolver: URLResolver, path: str):
+    """Whether a POST to `path` may be refused, and in which words (`sheds_when_busy`):
+    the view a path goes to does not change while the URLconf does not, and past its
+    capacity a process is asked this for every POST it refuses, a table's action path
+    many times over (resolving it took 0.1-0.2 ms, the rest of a refusal 0.04 ms)."""
+    try:
+        match = resolver.resolve(path)
+    except Resolver404:
+        return None
+    return getattr(match.func, "busy_answer", None)
+
+
+@functools.lru_cache(maxsize=64)
+def _refusal(answer) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """A full process's answer to a POST to a view that sheds when busy: 503 with the
+    view's words, Retry-After, and the headers every answer carries (security.py),
+    though no middleware ran. Made once per view (its words do not change)."""
+    body = answer().encode()
+    headers = [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
+        (b"content-security-policy", POLICY.encode()),
+        (b"cache-control", b"no-store, no-cache, must-revalidate, private"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"same-origin"),
+        (b"x-frame-options", b"DENY"),
+    ]
+    return headers, body

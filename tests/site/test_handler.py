@@ -209,3 +209,52 @@ async def test_an_action_leaves_nothing_of_its_request_for_the_garbage_collector
         gc.garbage.clear()
     held = {"ASGIRequest", "QueryDict", "SessionStore", "User", "HtmxDetails"}
     assert not left & held
+
+
+async def test_a_full_process_refuses_only_posts_to_actions_in_words_with_the_sites_headers(
+    campaign, gm, alice, settings, monkeypatch
+):
+    """Past what a process takes on at once (questworlds_site/admission.py), a POST to a
+    table action is answered at once: 503, the busy words where the page shows the
+    table's errors, Retry-After, and the headers every answer of the site carries though
+    no middleware ran; nothing is done. Every time, not only the first: the refusal is
+    made once and sent again. A POST to any other view (signing in) is still served, and
+    a path that goes nowhere is still a 404."""
+    from contests.models import ContestEvent
+    from questworlds_site.admission import ADMISSION, BUSY_MESSAGE
+    from questworlds_site.security import POLICY
+
+    contest, gm_cookie, _ = await sync_to_async(_framed)(campaign, gm, alice)
+    handler = OneThreadASGIHandler()
+    events = await ContestEvent.objects.filter(contest_id=contest).acount()
+    settings.TABLE_BUSY_AFTER = 3
+    monkeypatch.setattr(ADMISSION, "in_flight", 3)
+    form = urllib.parse.urlencode(
+        {"action": "set_tactic", "contest": contest, "key": uuid.uuid4().hex}
+    ).encode()
+    for _ in range(3):
+        status, headers, answer = await exchange(
+            handler,
+            "POST",
+            f"/campaigns/{campaign.pk}/table/act/",
+            form,
+            {"Cookie": gm_cookie, "HX-Request": "true"},
+        )
+        said = {name.decode().lower(): value.decode() for name, value in headers}
+        assert status == 503
+        assert BUSY_MESSAGE in answer.decode() and b'id="table-error"' in answer
+        assert said["retry-after"] == "1"
+        assert said["content-type"].startswith("text/html")
+        assert said["content-length"] == str(len(answer))
+        assert said["content-security-policy"] == POLICY
+        assert said["x-content-type-options"] == "nosniff"
+        assert said["x-frame-options"] == "DENY"
+        assert "no-store" in said["cache-control"]
+    assert await ContestEvent.objects.filter(contest_id=contest).acount() == events
+    assert ADMISSION.in_flight == 3  # a refusal holds no place
+    status, _, answer = await exchange(
+        handler, "POST", "/accounts/login/", b"username=gm&password=wrong"
+    )
+    assert status != 503 and BUSY_MESSAGE.encode() not in answer
+    status, _, _ = await exchange(handler, "POST", "/no/such/page/")
+    assert status == 404
