@@ -256,5 +256,15 @@ async def test_a_full_process_refuses_only_posts_to_actions_in_words_with_the_si
         handler, "POST", "/accounts/login/", b"username=gm&password=wrong"
     )
     assert status != 503 and BUSY_MESSAGE.encode() not in answer
-    status, _, _ = await exchange(handler, "POST", "/no/such/page/")
-    assert status == 404
+    # Paths that go nowhere, full or not: Unicode digits for the campaign, a long one.
+    from questworlds_site import handler as module
+
+    remembered = module._busy_answer_at.cache_info().currsize
+    for path in (
+        "/no/such/page/",
+        f"/campaigns/{'١٢'}/table/act/",
+        f"/campaigns/{'9' * 5000}x/table/act/",
+    ):
+        status, _, _ = await exchange(handler, "POST", path)
+        assert status == 404, path
+    assert module._busy_answer_at.cache_info().currsize == remembered  # none kept
