@@ -1,7 +1,8 @@
 """The Discord relay in a browser (issue 30): the GM points the campaign's webhook at a
 local receiver standing in for Discord, sends a test message and reads "Delivered",
-ends the session and starts the next, and the receiver gets each in words. The guide's
-screenshots (docs/img/webhook-*.png) are taken here."""
+ends the session and starts the next, and the receiver gets each in words. The GM's
+guide's screenshots (docs/img/webhook-*.png) are copies of the ones taken here, under
+test-results/webhooks/ (git-ignored): a test run leaves the docs as they are."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tests.campaigns.receiver import Receiver
 
 from .conftest import WEBHOOK_RECEIVER_PORT, sign_in
 
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "webhooks"
 NAME = "The Ford of Tears"
 
 
@@ -29,12 +30,13 @@ def receiver():
 def test_the_gm_relays_the_table_to_a_local_receiver(browser, table_server, receiver):
     campaign_id = table_server.new_campaigns(NAME)[NAME]
     base = table_server.base
+    SHOTS.mkdir(parents=True, exist_ok=True)
     gm = sign_in(browser, base, "gm")
     gm.goto(f"{base}/campaigns/{campaign_id}/")
     gm.get_by_role("link", name="Discord relay").click()
     expect(gm.get_by_role("heading", name="Discord relay")).to_be_visible()
     expect(gm.locator("#webhook-status")).to_contain_text("No webhook is set")
-    gm.screenshot(path=str(DOCS_IMG / "webhook-empty.png"), full_page=True)
+    gm.screenshot(path=str(SHOTS / "webhook-empty.png"), full_page=True)
 
     gm.get_by_label("Webhook URL").fill(receiver.url())
     gm.get_by_label("The GM frames a contest").check()
@@ -53,7 +55,7 @@ def test_the_gm_relays_the_table_to_a_local_receiver(browser, table_server, rece
     assert test.text == (
         f"**{NAME}** — a test message from QuestWorlds Table: the table's news will arrive here."
     )
-    gm.screenshot(path=str(DOCS_IMG / "webhook-delivered.png"), full_page=True)
+    gm.screenshot(path=str(SHOTS / "webhook-delivered.png"), full_page=True)
 
     # The evening goes on at the table's own pace; its news arrives in the channel.
     gm.goto(f"{base}/campaigns/{campaign_id}/")
@@ -73,5 +75,5 @@ def test_the_gm_relays_the_table_to_a_local_receiver(browser, table_server, rece
     gm.goto(f"{base}/campaigns/{campaign_id}/webhook/")
     expect(status).to_contain_text(re.compile(r"Messages waiting\s*0"))
     expect(status).not_to_contain_text("Never yet")
-    gm.screenshot(path=str(DOCS_IMG / "webhook-status.png"), full_page=True)
+    gm.screenshot(path=str(SHOTS / "webhook-status.png"), full_page=True)
     gm.context.close()
