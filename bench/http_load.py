@@ -388,14 +388,11 @@ async def ladder(
     try:
         # A server that has just started warms up first (its pool's connections, each
         # query's first run, the first renders): played at the first rate, not counted.
+        rate = params["rates"][0]
+        warmup = warmup_seconds(params, len(playing), rate)
         async with turns.of(side, pids):
-            log(
-                f"  {side}: warming up at {params['rates'][0]} actions/s for "
-                f"{params['warmup_seconds']} s"
-            )
-            await offered_rate(
-                playing, recorder, sockets_of, params["rates"][0], params["warmup_seconds"]
-            )
+            log(f"  {side}: warming up at {rate} actions/s for {warmup} s")
+            await offered_rate(playing, recorder, sockets_of, rate, warmup)
         steps, capacity, missed = [], 0.0, None
         for rate in params["rates"]:
             async with turns.of(side, pids):
@@ -452,6 +449,15 @@ async def ladder(
         return measured
     finally:
         turns.finish(side)
+
+
+def warmup_seconds(params: dict[str, Any], tables: int, rate: float) -> float:
+    """How long a started server warms up at the first rate: `warmup_seconds`, or
+    longer if that is what it takes for each table to play `warmup_cycles` whole cycles
+    (the steps go to the tables in turn, each table at its own place in the cycle, so
+    `tables` times the cycle's length of steps bring each kind of step to every table)."""
+    cycles = params.get("warmup_cycles", 0) * tables * len(CYCLE) / rate
+    return round(max(params["warmup_seconds"], cycles), 1)
 
 
 def between(met: float, missed: float, finest: float) -> float | None:

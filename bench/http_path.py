@@ -108,6 +108,14 @@ FULL = {
     # in one run of 2026-11-29). Some of that is this machine's at low load: the floor's
     # first rate runs a little above its next ones too.
     "warmup_seconds": 15.0,
+    # ... and at least long enough for every table to play each kind of step once: the
+    # app remembers what a table's steps make (its forms, its sheets' digest, its
+    # action's URL), so a table's first cycle costs more than its next ones. At 10/s,
+    # after 15 s alone, five 10 s windows in a row read p50 13.0, 12.3, 10.4, 10.4 and
+    # 11.0 ms, the server's CPU 13.3, 12.0, 9.9, 9.9 and 11.0 ms an action: the first
+    # rate's figures were the tables' first cycles, not the steady state the light-load
+    # ratio compares (2026-11-30, session 11; bench/http_load.py `warmup_seconds`).
+    "warmup_cycles": 1,
     "processes": 2,
     "pool": 4,
     "bare_samples": 200,
@@ -124,6 +132,7 @@ SMALL = {
     "step_seconds": 2.0,
     "finest": 1.1,
     "warmup_seconds": 1.0,
+    "warmup_cycles": 0,
     "processes": 2,
     "pool": 2,
     "bare_samples": 20,
