@@ -112,9 +112,10 @@ FULL = {
     # app remembers what a table's steps make (its forms, its sheets' digest, its
     # action's URL), so a table's first cycle costs more than its next ones. At 10/s,
     # after 15 s alone, five 10 s windows in a row read p50 13.0, 12.3, 10.4, 10.4 and
-    # 11.0 ms, the server's CPU 13.3, 12.0, 9.9, 9.9 and 11.0 ms an action: the first
-    # rate's figures were the tables' first cycles, not the steady state the light-load
-    # ratio compares (2026-11-30, session 11; bench/http_load.py `warmup_seconds`).
+    # 11.0 ms, the server's CPU 13.3, 12.0, 9.9, 9.9 and 11.0 ms an action; after 36 s,
+    # 10.4, 10.3, 11.2, 10.5, 10.5 ms (the app alone). Measured in turns with the floor,
+    # the app's first rate still read high in one run of two (docs/benchmarks.md,
+    # session 11): the tables' first cycles are part of that stall, not all of it.
     "warmup_cycles": 1,
     "processes": 2,
     "pool": 4,
