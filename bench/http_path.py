@@ -181,6 +181,9 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         if params.get("busy_after") is not None:
             # What a process takes on at once before "the table is busy" (0: no limit).
             env["TABLE_BUSY_AFTER"] = str(params["busy_after"])
+        if params.get("busy_wait_ms") is not None:
+            # How long work may wait for a thread before "the table is busy" (0: never).
+            env["TABLE_BUSY_WAIT_MS"] = str(params["busy_wait_ms"])
         # As in production: DEBUG off (no query log kept per request), static files
         # collected (served by nginx in front of several processes).
         static_root = work / "static"
@@ -363,6 +366,12 @@ def main(argv: list[str] | None = None) -> int:
         " 0: no limit; default: the app's own)",
     )
     parser.add_argument(
+        "--busy-wait-ms",
+        type=int,
+        help="how long work may wait for a process's thread before 'the table is busy'"
+        " (TABLE_BUSY_WAIT_MS; 0: never; default: the app's own)",
+    )
+    parser.add_argument(
         "--threads", type=int, help="worker threads per process (WORKER_THREADS; 0: Python's)"
     )
     parser.add_argument(
@@ -381,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         params["tables"] = args.tables
     if args.busy_after is not None:
         params["busy_after"] = args.busy_after
+    if args.busy_wait_ms is not None:
+        params["busy_wait_ms"] = args.busy_wait_ms
     if args.threads is not None:
         params["threads"] = args.threads
     params["mode"] = "small" if args.small else "full"

@@ -8,17 +8,32 @@ of that pool grew without bound: every answer came later than the last, the page
 sheet reloads queued behind the actions, and the work a waiting browser no longer
 needed was done all the same. Here every request that reaches Django, and every action
 sent over a socket, counts while it is queued or running; an action (a view marked
-`sheds_when_busy`, or a socket's action) that finds `limit` of them already in flight
-is refused before it is queued, in words, and changes nothing. Pages and their
+`sheds_when_busy`, or a socket's action) that finds the process full (below) is
+refused before it is queued, in words, and changes nothing. Pages and their
 fragments are never refused: they are what keeps every open page right.
 
-The counter lives on the process's event loop thread (it is touched only there), so it
-needs no lock. `TABLE_BUSY_AFTER` (settings) sets the limit; 0 takes every request.
+What "full" means is how long the work already handed to the threads has waited for
+one (`TABLE_BUSY_WAIT_MS`, 50 ms): an action that finds the oldest request still
+queued there has waited that long is refused, since it would wait as long and more
+behind it, and the table's promise is every step on every page within 100 ms. A count
+alone (`TABLE_BUSY_AFTER` in flight, the only limit until 2026-12-07) said "busy" by a
+number whose meaning is the machine's speed: ten requests in flight are 15 ms of work
+on a fast machine and 150 on a slow one, so at ten the process refused actions it would
+have answered in time (the browsers'-path benchmark's windows with a p99 under 100 ms
+and a few refused, docs/benchmarks.md). The count stays, higher, as the bound on a
+burst arriving at once, before any of it has waited.
+
+The counter and the queue's order live on the process's event loop thread (they are
+touched only there but for one flag a worker thread sets, an assignment the GIL makes
+whole), so they need no lock. `TABLE_BUSY_AFTER` and `TABLE_BUSY_WAIT_MS` (settings)
+set the limits; 0 turns either off.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -28,14 +43,38 @@ BUSY_MESSAGE = "The table is busy right now; nothing was done. Try again in a mo
 RETRY_AFTER_SECONDS = 1
 
 View = TypeVar("View", bound=Callable[..., Any])
+T = TypeVar("T")
+
+
+class Ticket:
+    """A request or socket action handed to the worker threads: when it was handed over,
+    and whether a thread has taken it up yet (set from that thread: `started`)."""
+
+    __slots__ = ("queued_at", "started")
+
+    def __init__(self, queued_at: float) -> None:
+        self.queued_at, self.started = queued_at, False
+
+    def run(self, function: Callable[..., T]) -> Callable[..., T]:
+        """`function`, marking this ticket taken up as a thread starts it."""
+
+        def started(*args: Any, **kwargs: Any) -> T:
+            self.started = True
+            return function(*args, **kwargs)
+
+        return started
 
 
 class Admission:
-    """The requests and socket actions one process has in flight, and its limit."""
+    """The requests and socket actions one process has in flight, the order they were
+    handed to its threads in, and its limits."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.in_flight = 0
         self.refused = 0
+        self.clock = clock
+        # Handed to the threads, in order; the ones taken up leave from the front.
+        self._queue: deque[Ticket] = deque()
 
     @property
     def limit(self) -> int:
@@ -43,13 +82,43 @@ class Admission:
 
         return int(getattr(settings, "TABLE_BUSY_AFTER", 0))
 
+    @property
+    def wait_limit(self) -> float:
+        """How long, in seconds, the oldest work not yet taken up by a thread may have
+        waited before actions are refused (0: never on that account)."""
+        from django.conf import settings
+
+        return int(getattr(settings, "TABLE_BUSY_WAIT_MS", 0)) / 1000
+
+    def queued(self) -> Ticket:
+        """Work handed to the threads now: run it through its ticket (`Ticket.run`),
+        and mark it `started` once its answer is in, whatever happened to it."""
+        ticket = Ticket(self.clock())
+        self._queue.append(ticket)
+        return ticket
+
+    def oldest_wait(self) -> float:
+        """How long the oldest work still waiting for a thread has waited, in seconds."""
+        queue = self._queue
+        while queue and queue[0].started:
+            queue.popleft()
+        return self.clock() - queue[0].queued_at if queue else 0.0
+
+    def full(self) -> bool:
+        """Whether an action arriving now is refused: the count at its limit, or the
+        threads' queue standing longer than its limit."""
+        if self.limit and self.in_flight >= self.limit:
+            return True
+        wait_limit = self.wait_limit
+        return bool(wait_limit) and self.oldest_wait() >= wait_limit
+
     def take(self) -> None:
         """A request that is never refused (a page) counts while in flight."""
         self.in_flight += 1
 
     def try_take(self) -> bool:
         """An action: taken and counted, or refused (False) when the process is full."""
-        if self.limit and self.in_flight >= self.limit:
+        if self.full():
             self.refused += 1
             return False
         self.in_flight += 1

@@ -21,8 +21,9 @@ are the loop's default executor's, kept from one request to the next; a streamed
 (a static file) is sent and then closed as Django's handler does.
 
 Every request counts in the process's admission (admission.py) from when its body is in
-until its answer is sent; a POST to a view marked `sheds_when_busy` that finds the
-process full is answered 503 with the view's words at once, without a thread.
+until its answer is sent, and its wait for a thread is timed there; a POST to a view
+marked `sheds_when_busy` that finds the process full is answered 503 with the view's
+words at once, without a thread.
 """
 
 from __future__ import annotations
@@ -62,8 +63,13 @@ class OneThreadASGIHandler(ASGIHandler):
                 return
             try:
                 set_script_prefix(get_script_prefix(scope))
-                respond = sync_to_async(self._respond, thread_sensitive=False)
-                response = await respond(scope, body_file)
+                # Its wait for a thread is what says the process is full (admission.py).
+                ticket = ADMISSION.queued()
+                try:
+                    respond = sync_to_async(ticket.run(self._respond), thread_sensitive=False)
+                    response = await respond(scope, body_file)
+                finally:
+                    ticket.started = True
                 await self.send_response(response, send)
                 if response.streaming:
                     await sync_to_async(response.close, thread_sensitive=False)()

@@ -185,10 +185,13 @@ SIGNUP_LIMIT = os.environ.get("SIGNUP_LIMIT", "10/hour")
 # Invitation links that lead nowhere, per client address.
 INVITATION_FAILURE_LIMIT = os.environ.get("INVITATION_FAILURE_LIMIT", "20/hour")
 
-# Requests one process has in flight (queued for its threads or running, table actions
-# sent over its sockets included) past which a table action is answered "the table is
-# busy" at once instead of queued (questworlds_site/admission.py); 0: no limit.
-TABLE_BUSY_AFTER = envint("TABLE_BUSY_AFTER", 10)
+# When a table action is answered "the table is busy" at once instead of queued
+# (questworlds_site/admission.py): when the oldest request or socket action still
+# waiting for one of the process's threads has waited TABLE_BUSY_WAIT_MS, or when the
+# process has TABLE_BUSY_AFTER in flight (queued or running; the bound on a burst that
+# arrives at once). 0 turns either off.
+TABLE_BUSY_WAIT_MS = envint("TABLE_BUSY_WAIT_MS", 50)
+TABLE_BUSY_AFTER = envint("TABLE_BUSY_AFTER", 32)
 # Threads for the requests' synchronous part and the sockets' database work, per process
 # (questworlds_site/admission.py cap_worker_threads); 0: Python's default (CPUs + 4).
 WORKER_THREADS = envint("WORKER_THREADS", 0)

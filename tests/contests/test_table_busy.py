@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -172,6 +173,114 @@ def test_a_full_process_answers_the_actions_beyond_it_at_once_and_loses_none(tmp
     assert events == 1 + len(acked) + 1  # the framing, the burst's taken, and `after`
     assert set(acked) <= seen
     assert after[0] == 200 and ACK.search(after[2]), after
+
+
+@pytest.mark.skipif(
+    not (settings.DATABASES["default"]["ENGINE"].endswith("postgresql") and settings.REDIS_URL),
+    reason="holding an action in its thread needs PostgreSQL's row locks",
+)
+@pytest.mark.xdist_group("servers")
+def test_actions_are_refused_when_work_has_waited_for_a_thread_not_for_a_count(tmp_path):
+    """Busy is how long the process's queue stands, not how many requests it holds: on
+    a real process with one worker thread, an action held in that thread (the contest's
+    row locked here, as a slow database would) and another queued behind it are both
+    taken; once the queued one has waited past TABLE_BUSY_WAIT_MS the next action is
+    answered "busy" while the two are still unanswered, and a page load still queues.
+    When the lock goes, all that was taken is answered and stored, and the next action
+    is taken again."""
+    with fresh_database(tmp_path, template="demo") as database_url:
+        env = server_env(
+            database_url,
+            WORKER_THREADS="1",
+            TABLE_BUSY_AFTER="0",  # no count: the queue's wait alone decides
+            TABLE_BUSY_WAIT_MS="50",
+            ACTION_RATE_LIMIT="1000/10 seconds",
+        )
+        ids = json.loads(manage(env, "shell", "-c", FRAME).strip().splitlines()[-1])
+        campaign, contest = ids["campaign"], ids["contest"]
+        with app_process(env) as (_process, base), psycopg.connect(database_url) as db:
+            opener = log_in(base, "gm", "questworlds")[0]
+            page = opener.open(f"{base}/campaigns/{campaign}/table/", timeout=WAIT_S)
+            token = re.search(r'"X-CSRFToken": "([^"]+)"', page.read().decode()).group(1)
+            go = threading.Barrier(1)
+
+            def act(n: int):
+                return _post_action(opener, base, campaign, contest, token, n, go)
+
+            with ThreadPoolExecutor(max_workers=4) as browsers:
+                # The contest's row locked: the first action holds the one thread.
+                db.execute("SELECT id FROM contests_contest WHERE id = %s FOR UPDATE", [contest])
+                held = browsers.submit(act, 1)
+                _wait_until(lambda: _waiting_on_lock(database_url, contest))
+                queued = browsers.submit(act, 2)  # waits for the thread: taken, queued
+                time.sleep(0.3)  # ...for longer than TABLE_BUSY_WAIT_MS
+                refused = act(3)
+                page_load = browsers.submit(
+                    _get_page, opener, base, f"/campaigns/{campaign}/table/", go
+                )
+                # Answered while the two taken are still waiting on the lock.
+                assert not held.done() and not queued.done()
+                db.commit()  # the lock goes
+                answers = [held.result(WAIT_S), queued.result(WAIT_S)]
+                assert page_load.result(WAIT_S) == 200  # pages are never refused
+            after = act(4)
+            (events,) = db.execute(
+                "SELECT count(*) FROM contests_contestevent WHERE contest_id = %s", [contest]
+            ).fetchone()
+
+    status, headers, body = refused
+    assert status == 503 and BUSY_MESSAGE in body and 'id="table-error"' in body
+    assert headers.get("Retry-After") == "1"
+    assert [status for status, _h, _b in answers] == [200, 200]
+    assert all(ACK.search(body) for _s, _h, body in answers)
+    assert after[0] == 200 and ACK.search(after[2]), after
+    assert events == 1 + 2 + 1  # the framing, the two taken and `after`; not the refused
+
+
+def _waiting_on_lock(database_url: str, contest: int) -> bool:
+    """Whether a connection to this test's database waits on a lock (the held action,
+    in its thread)."""
+    with psycopg.connect(database_url) as db:
+        (waiting,) = db.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        ).fetchone()
+    return waiting > 0
+
+
+def _wait_until(condition, timeout: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the action never reached the contest's lock")
+        time.sleep(0.02)
+
+
+def test_the_wait_for_a_thread_refuses_actions_once_it_stands_past_its_limit(settings):
+    settings.TABLE_BUSY_AFTER, settings.TABLE_BUSY_WAIT_MS = 0, 50
+    now = [100.0]
+    count = Admission(clock=lambda: now[0])
+    first, second = count.queued(), count.queued()
+    now[0] += 0.049
+    assert count.try_take() is True  # queued work, but not waiting long yet
+    now[0] += 0.001
+    assert count.try_take() is False  # the oldest has waited 50 ms
+    count.take()  # a page is served all the same, and counts
+    assert (count.in_flight, count.refused) == (2, 1)
+    first.started = True
+    assert count.oldest_wait() == pytest.approx(0.05)  # the next in line waited as long
+    assert count.try_take() is False
+    second.started = True  # the queue is empty: whatever is in flight, room again
+    assert count.oldest_wait() == 0.0
+    assert count.try_take() is True
+    late = count.queued()
+    now[0] += 5
+    settings.TABLE_BUSY_WAIT_MS = 0  # the wait not asked
+    assert count.try_take() is True
+    settings.TABLE_BUSY_WAIT_MS = 50
+    assert count.try_take() is False
+    assert late.run(lambda x: x + 1)(1) == 2 and late.started  # a thread took it up
+    assert count.try_take() is True
 
 
 @pytest.mark.django_db(transaction=True)

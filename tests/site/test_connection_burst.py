@@ -87,7 +87,9 @@ def test_a_burst_over_two_processes_stays_within_the_pools(tmp_path):
             database_url,
             DB_POOL_MAX_SIZE=str(POOL_MAX),
             ACTION_RATE_LIMIT="1000/10 seconds",  # this test is about connections
-            TABLE_BUSY_AFTER="0",  # every action taken: the pools, not the process, bound it
+            # Every action taken: the pools, not the process's admission, bound it.
+            TABLE_BUSY_AFTER="0",
+            TABLE_BUSY_WAIT_MS="0",
         )
         ids = json.loads(manage(env, "shell", "-c", FRAME).strip().splitlines()[-1])
         campaign, contest = ids["campaign"], ids["contest"]
