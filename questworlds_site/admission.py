@@ -94,15 +94,22 @@ class Admission:
         """Work handed to the threads now: run it through its ticket (`Ticket.run`),
         and mark it `started` once its answer is in, whatever happened to it."""
         ticket = Ticket(self.clock())
+        self._prune()  # a process serving only pages asks `oldest_wait` never
         self._queue.append(ticket)
         return ticket
 
     def oldest_wait(self) -> float:
         """How long the oldest work still waiting for a thread has waited, in seconds."""
+        self._prune()
+        queue = self._queue
+        return self.clock() - queue[0].queued_at if queue else 0.0
+
+    def _prune(self) -> None:
+        """Drop the work taken up from the front: the queue holds what waits, and what
+        was taken up behind it."""
         queue = self._queue
         while queue and queue[0].started:
             queue.popleft()
-        return self.clock() - queue[0].queued_at if queue else 0.0
 
     def full(self) -> bool:
         """Whether an action arriving now is refused: the count at its limit, or the

@@ -283,6 +283,16 @@ def test_the_wait_for_a_thread_refuses_actions_once_it_stands_past_its_limit(set
     assert count.try_take() is True
 
 
+def test_the_queue_holds_only_what_waits_when_no_action_asks(settings):
+    """A process serving pages alone never asks whether it is full: what its threads
+    took up does not pile up in the queue all the same."""
+    count = Admission()
+    for _ in range(10_000):
+        ticket = count.queued()
+        ticket.started = True
+    assert len(count._queue) == 1
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_a_socket_action_finding_the_process_full_is_refused_in_words(
     campaign, table, session, gm, tamsin, monkeypatch
