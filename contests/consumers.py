@@ -230,13 +230,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not ADMISSION.try_take():
             await self._send_error(BUSY_MESSAGE)
             return
-        ticket = ADMISSION.queued()
         try:
-            reply = await db_async(ticket.run(perform))(
-                campaign_id=self.campaign_id, user=self.scope["user"], message=message
-            )
+            with ADMISSION.queued() as ticket:
+                reply = await db_async(ticket.run(perform))(
+                    campaign_id=self.campaign_id, user=self.scope["user"], message=message
+                )
         finally:
-            ticket.started = True
             ADMISSION.give_back()
         if reply.error:
             await self._send_error(reply.error)

@@ -17,9 +17,10 @@ one (`TABLE_BUSY_WAIT_MS`, 50 ms): an action that finds the oldest request still
 queued there has waited that long is refused, since it would wait as long and more
 behind it, and the table's promise is every step on every page within 100 ms. A count
 alone (`TABLE_BUSY_AFTER` in flight, the only limit until 2026-12-07) said "busy" by a
-number whose meaning is the machine's speed: ten requests in flight are 15 ms of work
-on a fast machine and 150 on a slow one, so at ten the process refused actions it would
-have answered in time (the browsers'-path benchmark's windows with a p99 under 100 ms
+number whose meaning is the machine's speed: ten requests in flight are some 60 ms of
+work on a quiet hour of the benchmark's machine and 150 ms on a slow one (6 and 15 ms
+an action at capacity), so at ten the process refused actions it would have answered
+in time (the browsers'-path benchmark's windows with a p99 under 100 ms
 and a few refused, docs/benchmarks.md). The count stays, higher, as the bound on a
 burst arriving at once, before any of it has waited.
 
@@ -54,6 +55,13 @@ class Ticket:
 
     def __init__(self, queued_at: float) -> None:
         self.queued_at, self.started = queued_at, False
+
+    def __enter__(self) -> Ticket:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # Answered, failed or cancelled before a thread took it up: no longer waiting.
+        self.started = True
 
     def run(self, function: Callable[..., T]) -> Callable[..., T]:
         """`function`, marking this ticket taken up as a thread starts it."""
@@ -91,8 +99,9 @@ class Admission:
         return int(getattr(settings, "TABLE_BUSY_WAIT_MS", 0)) / 1000
 
     def queued(self) -> Ticket:
-        """Work handed to the threads now: run it through its ticket (`Ticket.run`),
-        and mark it `started` once its answer is in, whatever happened to it."""
+        """Work handed to the threads now: run it through its ticket (`Ticket.run`)
+        inside `with`, which marks it taken up once its answer is in, whatever
+        happened to it."""
         ticket = Ticket(self.clock())
         self._prune()  # a process serving only pages asks `oldest_wait` never
         self._queue.append(ticket)

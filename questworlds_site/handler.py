@@ -64,12 +64,9 @@ class OneThreadASGIHandler(ASGIHandler):
             try:
                 set_script_prefix(get_script_prefix(scope))
                 # Its wait for a thread is what says the process is full (admission.py).
-                ticket = ADMISSION.queued()
-                try:
+                with ADMISSION.queued() as ticket:
                     respond = sync_to_async(ticket.run(self._respond), thread_sensitive=False)
                     response = await respond(scope, body_file)
-                finally:
-                    ticket.started = True
                 await self.send_response(response, send)
                 if response.streaming:
                     await sync_to_async(response.close, thread_sensitive=False)()

@@ -288,8 +288,8 @@ def test_the_queue_holds_only_what_waits_when_no_action_asks(settings):
     took up does not pile up in the queue all the same."""
     count = Admission()
     for _ in range(10_000):
-        ticket = count.queued()
-        ticket.started = True
+        with count.queued() as ticket:
+            ticket.run(lambda: None)()
     assert len(count._queue) == 1
 
 
