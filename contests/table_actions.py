@@ -17,8 +17,7 @@ from questworlds_site import inputs, throttle
 from questworlds_site.accounts.models import User
 
 from .core import actions
-from .core.actions.proposals import AcceptProposal, DeclineProposal, ProposalRef, Propose
-from .services import ContestError, contest_act, contest_frame, proposals
+from .services import ContestError, contest_act, contest_frame, on_table, proposals
 
 KNOWN_ACTIONS = actions.ACTIONS
 
@@ -49,8 +48,8 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
     except actions.ActionInputError as error:
         return Reply(error=f"{error}; nothing was done.")
     action = message.get("action")
-    if isinstance(action, str) and action in actions.PROPOSAL_ACTIONS:
-        return _proposal_action(campaign_id, user, message, form)
+    if isinstance(action, str) and action in actions.TABLE_ACTIONS:
+        return _on_table(campaign_id, user, message, form)
     if not isinstance(action, str) or action not in KNOWN_ACTIONS:
         return Reply(error=f"Unknown action {str(action)[:40]!r}; nothing was done.")
     data = message.get("data", {})
@@ -121,63 +120,31 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
     return Reply(created=result.created, seq=result.event.seq, contest_id=result.contest.pk)
 
 
-def _proposal_action(campaign_id: int, user: User, message: dict[str, Any], form: bool) -> Reply:
-    """A player's proposal, its withdrawal, or the GM's answer (issue 30): read through
-    its typed model, carried out by contests/services/proposals.py."""
+def _on_table(campaign_id: int, user: User, message: dict[str, Any], form: bool) -> Reply:
+    """An action on the table rather than on a contest (`actions.ON_TABLE`: a player's
+    proposal, the GM's answer): read through its declared model and handed, typed, to
+    the handler its service registered under its name (contests/services/on_table.py)."""
     data = message.get("data")
     if data is not None and not isinstance(data, dict):
         return Reply(error="An action's data must be an object; nothing was done.")
     message = {**message, "data": data or {}}
     try:
-        parsed = actions.parse_proposal(message, form=form)
+        parsed = actions.parse_on_table(message, form=form)
     except actions.ActionInputError as error:
         return Reply(error=f"{error}. Nothing was done.")
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         return Reply(error="There is no such campaign.")
-    data = parsed.data
     try:
-        if isinstance(data, Propose):
-            if data.character_id is None:
-                return Reply(error="Choose your character; nothing was done.")
-            proposals.proposal_make(
-                campaign=campaign,
-                user=user,
-                character_id=data.character_id,
-                ability_id=data.ability_id,
-                prize=data.prize or "",
-                kind=data.kind or "simple",
-                how=data.how or "",
-            )
-            return Reply(created=True)
-        assert isinstance(data, ProposalRef), "every other proposal action names one"
-        if data.proposal is None:
-            return Reply(error="Name the proposal; nothing was done.")
-        if isinstance(data, DeclineProposal):
-            proposals.proposal_decline(
-                campaign=campaign, user=user, proposal_id=data.proposal, reason=data.reason or ""
-            )
-        elif isinstance(data, AcceptProposal):
-            given = {"name": data.name, "level": data.level, "rating": data.rating}
-            resistance = {k: v for k, v in given.items() if v}
-            if "level" not in resistance and "rating" not in resistance:
-                return Reply(error="Set the resistance: a class or a rating. Nothing was done.")
-            result = proposals.proposal_accept(
-                campaign=campaign,
-                user=user,
-                proposal_id=data.proposal,
-                resistance=resistance,
-                idempotency_key=parsed.key,
-            )
-            return Reply(created=result.created, seq=result.event.seq, contest_id=result.contest.pk)
-        else:
-            proposals.proposal_withdraw(campaign=campaign, user=user, proposal_id=data.proposal)
+        result = on_table.HANDLERS[parsed.action](campaign, user, parsed.data, parsed.key)
     except PermissionDenied as denied:
         return Reply(error=f"Not allowed: {denied}. Nothing was done.")
     except ContestError as error:
         text = str(error).rstrip(".")
         return Reply(error=f"{text[:1].upper()}{text[1:]}. Nothing was done.")
-    return Reply(created=True)
+    if result is None:
+        return Reply(created=True)
+    return Reply(created=result.created, seq=result.event.seq, contest_id=result.contest.pk)
 
 
 def _form_int(value: Any) -> Any:

@@ -7,6 +7,9 @@ and broadcasts only after commit. A client idempotency key makes a double click,
 two browsers submitting the same action at once give exactly one event.
 """
 
+# The actions on the table (a proposal, the GM's answer) register their handlers with
+# `on_table` as their services are imported: here, so that `HANDLERS` is whole.
+from . import on_table, proposals
 from .acting import contest_act
 from .chat import ChatError, chat_post
 from .common import ActionResult, ContestError, actor_for
@@ -21,5 +24,7 @@ __all__ = [
     "chat_post",
     "contest_act",
     "contest_frame",
+    "on_table",
+    "proposals",
     "social_penalties",
 ]

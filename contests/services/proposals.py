@@ -13,20 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from campaigns.access import campaign_role
-from campaigns.models import Campaign, Role
+from campaigns.models import Campaign
 from characters.models import Ability, Character
 from questworlds_site.accounts.models import User
 
 from ..broadcast import send_to_table_on_commit
 from ..core.actions import plain_text_problem
+from ..core.actions.proposals import AcceptProposal, DeclineProposal, ProposalRef, Propose
 from ..models import PROPOSED_KINDS, ContestKind, Proposal, ProposalStatus
 from .common import ActionResult, ContestError
 from .framing import contest_frame
+from .on_table import allowed, on_table
 
 # The words of a proposal and of an answer: a field of the frame form's length.
 MAX_WORDS = 300
@@ -87,13 +87,7 @@ def proposal_make(
     """`user`, a player, proposes a contest for one of their characters at the open
     session: the prize, the ability they mean to use (one of the character's own or a
     sidekick's in service, §6.5.1), the kind they suggest and how."""
-    role = campaign_role(campaign, user)
-    if role is None:
-        raise PermissionDenied("not a member of this campaign")
-    if role == Role.GM:
-        raise ContestError("you are the GM: frame the contest yourself")
-    if role != Role.PLAYER:
-        raise ContestError("spectators watch the table; only players propose contests")
+    allowed(campaign, user, "propose")
     session = campaign.open_session()
     if session is None:
         raise ContestError("no session is in progress: proposals open when the GM starts one")
@@ -143,8 +137,7 @@ def proposal_make(
 @transaction.atomic
 def proposal_withdraw(*, campaign: Campaign, user: User, proposal_id: int) -> Proposal:
     """Its player takes the proposal back, until the GM answers it."""
-    if campaign_role(campaign, user) is None:
-        raise PermissionDenied("not a member of this campaign")
+    allowed(campaign, user, "withdraw_proposal")
     proposal = _open_proposal(campaign, proposal_id)
     if proposal.player_id != user.pk:
         raise ContestError("only its player withdraws a proposal")
@@ -154,18 +147,10 @@ def proposal_withdraw(*, campaign: Campaign, user: User, proposal_id: int) -> Pr
     return proposal
 
 
-def _require_gm(campaign: Campaign, user: User) -> None:
-    role = campaign_role(campaign, user)
-    if role is None:
-        raise PermissionDenied("not a member of this campaign")
-    if role != Role.GM:
-        raise ContestError("only the GM answers a proposal")
-
-
 @transaction.atomic
 def proposal_decline(*, campaign: Campaign, user: User, proposal_id: int, reason: str) -> Proposal:
     """The GM declines the proposal, with a reason the table reads."""
-    _require_gm(campaign, user)
+    allowed(campaign, user, "decline_proposal")
     proposal = _open_proposal(campaign, proposal_id)
     proposal.reason = _words(reason, "A reason", required=True)
     proposal.status, proposal.answered_at = ProposalStatus.DECLINED, timezone.now()
@@ -200,7 +185,7 @@ def proposal_accept(
 ) -> ActionResult:
     """The GM frames the contest exactly as proposed, with their resistance
     ({"level": "high"} or {"rating": "14"}, and optionally its name)."""
-    _require_gm(campaign, user)
+    allowed(campaign, user, "accept_proposal")
     proposal = _open_proposal(campaign, proposal_id)
     result = contest_frame(
         campaign=campaign,
@@ -223,7 +208,7 @@ def proposal_amend(
 ) -> ActionResult:
     """The GM frames the proposal as amended in the frame form (`data`: a framing,
     filled from `framing_of` and changed as the GM likes)."""
-    _require_gm(campaign, user)
+    allowed(campaign, user, "accept_proposal")
     proposal = _open_proposal(campaign, proposal_id)
     result = contest_frame(campaign=campaign, user=user, data=data, idempotency_key=idempotency_key)
     proposal_framed(proposal, result, amended=True)
@@ -236,3 +221,55 @@ def proposal_framed(proposal: Proposal, result: ActionResult, *, amended: bool) 
     proposal.contest, proposal.amended = result.contest, amended
     proposal.save(update_fields=["status", "answered_at", "contest", "amended"])
     _changed(proposal.campaign)
+
+
+# -- the actions at the table (core/actions/proposals.py `PROPOSALS`), typed ---------------
+
+
+@on_table("propose")
+def _propose(campaign: Campaign, user: User, data: Propose, key: str | None) -> None:
+    if data.character_id is None:
+        raise ContestError("choose your character")
+    proposal_make(
+        campaign=campaign,
+        user=user,
+        character_id=data.character_id,
+        ability_id=data.ability_id,
+        prize=data.prize or "",
+        kind=data.kind or "simple",
+        how=data.how or "",
+    )
+
+
+def _named(data: ProposalRef) -> int:
+    if data.proposal is None:
+        raise ContestError("name the proposal")
+    return data.proposal
+
+
+@on_table("withdraw_proposal")
+def _withdraw(campaign: Campaign, user: User, data: ProposalRef, key: str | None) -> None:
+    proposal_withdraw(campaign=campaign, user=user, proposal_id=_named(data))
+
+
+@on_table("decline_proposal")
+def _decline(campaign: Campaign, user: User, data: DeclineProposal, key: str | None) -> None:
+    proposal_decline(
+        campaign=campaign, user=user, proposal_id=_named(data), reason=data.reason or ""
+    )
+
+
+@on_table("accept_proposal")
+def _accept(campaign: Campaign, user: User, data: AcceptProposal, key: str | None) -> ActionResult:
+    proposal_id = _named(data)
+    given = {"name": data.name, "level": data.level, "rating": data.rating}
+    resistance = {k: v for k, v in given.items() if v}
+    if "level" not in resistance and "rating" not in resistance:
+        raise ContestError("set the resistance: a class or a rating")
+    return proposal_accept(
+        campaign=campaign,
+        user=user,
+        proposal_id=proposal_id,
+        resistance=resistance,
+        idempotency_key=key,
+    )

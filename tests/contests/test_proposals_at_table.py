@@ -145,7 +145,10 @@ def test_a_player_may_not_answer_nor_withdraw_anothers_proposal(
     refused = post(
         client, campaign, action="accept_proposal", proposal=str(proposal.pk), level="high"
     )
-    assert "Only the GM answers a proposal. Nothing was done." in refused.content.decode()
+    assert (
+        "Only the GM may frame a proposal as proposed. Nothing was done."
+        in refused.content.decode()
+    )
     refused = post(client, campaign, action="withdraw_proposal", proposal=str(proposal.pk))
     assert "Only its player withdraws a proposal. Nothing was done." in refused.content.decode()
     proposal.refresh_from_db()
@@ -182,3 +185,48 @@ def test_the_archive_keeps_the_sessions_proposals_in_words(
         "Boatcraft (a simple contest); poling the ferry along the shallows. The GM declined "
         "it: Not now."
     ) in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("who", "fields", "message"),
+    [
+        # Declared for players: the GM and a spectator are told so, in the action's words.
+        ("gm", {"action": "withdraw_proposal"}, "You are the GM; only players may withdraw a"),
+        ("sam", {"action": "withdraw_proposal"}, "only players may withdraw a proposal"),
+        # Declared for the GM.
+        ("alice", {"action": "decline_proposal", "reason": "No"}, "Only the GM may decline a"),
+        # The handler's own checks of the typed data, in words.
+        ("gm", {"action": "accept_proposal"}, "Set the resistance: a class or a rating."),
+        ("gm", {"action": "decline_proposal", "proposal": ""}, "Name the proposal."),
+        ("alice", {"action": "withdraw_proposal", "proposal": "x"}, "Proposal: "),
+        ("alice", {"action": "propose", "character_id": ""}, "Choose your character."),
+    ],
+)
+def test_who_may_take_an_action_on_the_table_follows_its_declaration(
+    client, campaign, session, gm, alice, sam, tamsin, who, fields, message
+):
+    propose(client, campaign, alice, tamsin)
+    proposal = Proposal.objects.get()
+    client.force_login({"gm": gm, "alice": alice, "sam": sam}[who])
+    named = {} if fields["action"] == "propose" else {"proposal": str(proposal.pk)}
+    answer = post(client, campaign, **{**named, **fields}).content.decode()
+    assert message in answer and "Nothing was done." in answer, answer
+    proposal.refresh_from_db()
+    assert proposal.status == ProposalStatus.OPEN and not Contest.objects.exists()
+
+
+def test_every_action_on_the_table_is_declared_once_and_carried_out_by_one_handler():
+    from contests.core import actions
+    from contests.services import on_table
+
+    assert (
+        set(on_table.HANDLERS)
+        == actions.TABLE_ACTIONS
+        == {"propose", "withdraw_proposal", "decline_proposal", "accept_proposal"}
+    )
+    # A table action is not a contest's: no flow offers it, no contest event names it.
+    assert not actions.TABLE_ACTIONS & actions.ACTIONS
+    with pytest.raises(LookupError, match="not declared"):
+        on_table.on_table("steal_the_dice")
+    with pytest.raises(LookupError, match="has a handler already"):
+        on_table.on_table("propose")

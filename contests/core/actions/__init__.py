@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..rules.errors import RulesError
-from .declaration import Data, Declared, Pick, Place
+from .declaration import By, Data, Declared, OnTable, Pick, Place
 from .fields import (
     CONTEST_KINDS,
     MAX_DEPTH,
@@ -36,7 +36,6 @@ from .fields import (
     plain_text_problem,
 )
 from .models import DECLARED
-from .proposals import PROPOSAL_ACTIONS, parse_proposal
 from .readable import LABELS, label_for, readable
 from .registry import (
     ACTION_ADAPTER,
@@ -45,7 +44,11 @@ from .registry import (
     DATA_MODELS,
     DECLARED_BY_NAME,
     MESSAGE_MODELS,
+    ON_TABLE,
+    ON_TABLE_ADAPTER,
+    ON_TABLE_BY_NAME,
     SHEETS_KEPT,
+    TABLE_ACTIONS,
     Message,
 )
 
@@ -61,13 +64,17 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_SIZE",
     "MESSAGE_MODELS",
-    "PROPOSAL_ACTIONS",
+    "ON_TABLE",
+    "ON_TABLE_BY_NAME",
     "SHEETS_KEPT",
     "STAKES",
+    "TABLE_ACTIONS",
     "ActionInputError",
+    "By",
     "Data",
     "Declared",
     "Message",
+    "OnTable",
     "Pick",
     "Place",
     "check_bounds",
@@ -76,7 +83,7 @@ __all__ = [
     "gm_only_fields",
     "label_for",
     "parse",
-    "parse_proposal",
+    "parse_on_table",
     "plain_text_problem",
     "readable",
     "stored",
@@ -119,6 +126,16 @@ def parse(message: dict[str, Any], *, form: bool = False) -> Message:
     check_bounds(message)
     try:
         return ACTION_ADAPTER.validate_python(message, context={"form": form})
+    except ValidationError as error:
+        raise ActionInputError(readable(error, str(message.get("action")))) from None
+
+
+def parse_on_table(message: dict[str, Any], *, form: bool = False) -> Message:
+    """An action on the table (`ON_TABLE`: a proposal, the GM's answer) as its model, or
+    ActionInputError with a readable reason. `message["action"]` must be one of them."""
+    check_bounds(message)
+    try:
+        return ON_TABLE_ADAPTER.validate_python(message, context={"form": form})
     except ValidationError as error:
         raise ActionInputError(readable(error, str(message.get("action")))) from None
 

@@ -94,3 +94,25 @@ class Declared:
     @property
     def event(self) -> str:
         return self.event_type or self.name
+
+
+class By(StrEnum):
+    """Who may take an action on the table (`OnTable.by`): the values of a campaign
+    member's role (campaigns.models.Role), read at the moment the action is taken."""
+
+    PLAYER = "player"
+    GM = "gm"
+
+
+@dataclass(frozen=True)
+class OnTable:
+    """An action on the table rather than on a contest (a player's proposal, the GM's
+    answer): its name, its typed data, what it does in the words a refusal names it by
+    ("withdraw a proposal"), and who may take it. No flow takes it and it writes no
+    contest event; the service that carries it out registers its handler under its name
+    (contests/services/on_table.py)."""
+
+    name: str
+    data: type[Data]
+    words: str
+    by: By

@@ -1,6 +1,7 @@
-"""All the table derives from the declarations (models.py `DECLARED`): the models by
-name, the actions that change no sheet, and the message union the browsers' input is
-read through."""
+"""All the table derives from the declarations (models.py `DECLARED`, the contest's
+actions; proposals.py `PROPOSALS`, the actions on the table): the models by name, the
+actions that change no sheet, and the message unions the browsers' input is read
+through."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Annotated, Any, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
-from .declaration import Data, Declared
+from .declaration import Data, Declared, OnTable
 from .fields import MAX_ID, MAX_KEY_LENGTH, Id, Text, Whole
 from .models import DECLARED
+from .proposals import PROPOSALS
 
 DECLARED_BY_NAME: dict[str, Declared] = {action.name: action for action in DECLARED}
 DATA_MODELS: dict[str, type[Data]] = {action.name: action.data for action in DECLARED}
@@ -58,3 +60,14 @@ _ANY_MESSAGE: Any = Annotated[
     Field(discriminator="action"),
 ]
 ACTION_ADAPTER: TypeAdapter[Message] = TypeAdapter(_ANY_MESSAGE)
+
+
+# The actions on the table rather than on a contest (`OnTable`), and their union.
+ON_TABLE: tuple[OnTable, ...] = (*PROPOSALS,)
+ON_TABLE_BY_NAME: dict[str, OnTable] = {action.name: action for action in ON_TABLE}
+TABLE_ACTIONS = frozenset(ON_TABLE_BY_NAME)
+_ANY_ON_TABLE: Any = Annotated[
+    cast(Any, Union)[tuple(_message_model(a.name, a.data) for a in ON_TABLE)],  # noqa: UP007
+    Field(discriminator="action"),
+]
+ON_TABLE_ADAPTER: TypeAdapter[Message] = TypeAdapter(_ANY_ON_TABLE)
