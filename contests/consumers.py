@@ -25,7 +25,7 @@ from questworlds_site.admission import ADMISSION, BUSY_MESSAGE, cap_worker_threa
 from . import live, panels, presence
 from .broadcast import table_group_name
 from .heartbeat import PONG
-from .table_actions import KNOWN_ACTIONS, perform
+from .table_actions import NAMED_ACTIONS, perform
 
 logger = logging.getLogger(__name__)
 
@@ -222,7 +222,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 ADMISSION.give_back()
             await self.send(text_data=state)
             return
-        if not isinstance(action, str) or action not in KNOWN_ACTIONS:
+        if not isinstance(action, str) or action not in NAMED_ACTIONS:
             await self._send_error(f"Unknown action {str(action)[:40]!r}; nothing was done.")
             return
         # A process that has as much in flight as it can take refuses at once, in words,

@@ -20,6 +20,8 @@ from .core import actions
 from .services import ContestError, contest_act, contest_frame, on_table, proposals
 
 KNOWN_ACTIONS = actions.ACTIONS
+# Every action a message may name: a contest's, and those on the table (a proposal).
+NAMED_ACTIONS = KNOWN_ACTIONS | actions.TABLE_ACTIONS
 
 
 @dataclass(frozen=True)

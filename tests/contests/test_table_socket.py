@@ -206,3 +206,41 @@ async def test_a_refused_socket_gets_no_pong(campaign, charlie):
         "websocket.close",
         "websocket.receive",
     ]
+
+
+async def test_a_player_proposes_over_the_socket_as_over_htmx_and_every_page_is_told(
+    campaign, session, gm, alice, tamsin
+):
+    """An action on the table (a proposal) is taken over the socket through the same
+    declaration and handler as the form's POST: the GM's page is told to reload its
+    proposals, and a spectator's refusal names the action in words."""
+    from contests.models import Proposal
+
+    gm_socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(gm)
+    )
+    alice_socket = table_socket(
+        application, campaign.pk, await database_sync_to_async(session_cookie)(alice)
+    )
+    await gm_socket.connect()
+    await alice_socket.connect()
+    await receive_until(alice_socket, "Alice")
+    message = {
+        "action": "propose",
+        "key": "propose-over-the-socket",
+        "data": {"character_id": tamsin.pk, "prize": "to cross the Grey River", "kind": "simple"},
+    }
+    await alice_socket.send_to(text_data=json.dumps(message))
+    assert "data-acked" in await receive_until(alice_socket, "data-acked")
+    assert "data-proposals-changed" in await receive_until(gm_socket, "data-proposals-changed")
+    proposal = await Proposal.objects.aget()
+    assert (proposal.player_id, proposal.prize) == (alice.pk, "to cross the Grey River")
+    # The GM may not withdraw it: the declaration says players do, in its words.
+    refusal = {"action": "withdraw_proposal", "key": "w", "data": {"proposal": proposal.pk}}
+    await gm_socket.send_to(text_data=json.dumps(refusal))
+    error = await receive_until(gm_socket, 'id="table-error"')
+    assert "only players may withdraw a proposal" in error and "Nothing was done." in error
+    await proposal.arefresh_from_db()
+    assert proposal.status == "open"
+    await gm_socket.disconnect()
+    await alice_socket.disconnect()
