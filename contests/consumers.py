@@ -12,6 +12,8 @@ import asyncio
 import functools
 import json
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -33,9 +35,24 @@ logger = logging.getLogger(__name__)
 # out-of-band swap of a hidden element that static/js/table.js hears and reloads after.
 SHEET_CHANGED = '<div id="sheet-changed" hx-swap-oob="true" data-sheet-changed hidden></div>'
 
-# Database work runs on the thread pool, not on the one shared "sync" thread: otherwise
-# every socket's lookups, renders and actions queue behind each other (make bench).
-db_async = functools.partial(database_sync_to_async, thread_sensitive=False)
+T = TypeVar("T")
+
+
+def db_async(function: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`function` (database work) run on the worker threads. On the pool, not on the one
+    shared "sync" thread: otherwise every socket's lookups, renders and actions queue
+    behind each other (make bench). Each hop holds a ticket, as each HTTP request does
+    (questworlds_site/admission.py): a socket's wait for a thread (its role read on a
+    reconnect, its full state, its action) counts toward "the table is busy"."""
+
+    @functools.wraps(function)
+    async def on_a_thread(*args: Any, **kwargs: Any) -> T:
+        with ADMISSION.queued() as ticket:
+            hop = database_sync_to_async(ticket.run(function), thread_sensitive=False)
+            return await hop(*args, **kwargs)
+
+    return on_a_thread
+
 
 CLOSE_NOT_LOGGED_IN = 4401
 CLOSE_NOT_A_MEMBER = 4403
@@ -153,7 +170,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.heartbeat_task = asyncio.create_task(self._heartbeat())
         await self.accept()
         # The full current state, so a (re)connecting browser depends on nothing it missed.
-        await self.send(text_data=await self._render_full_state())
+        await self.send(text_data=await self._full_state())
         await self._broadcast_presence()
 
     async def _refuse(self, code: int) -> None:
@@ -217,7 +234,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 return
             ADMISSION.take()
             try:
-                state = await self._render_full_state()
+                state = await self._full_state()
             finally:
                 ADMISSION.give_back()
             await self.send(text_data=state)
@@ -231,10 +248,9 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._send_error(BUSY_MESSAGE)
             return
         try:
-            with ADMISSION.queued() as ticket:
-                reply = await db_async(ticket.run(perform))(
-                    campaign_id=self.campaign_id, user=self.scope["user"], message=message
-                )
+            reply = await db_async(perform)(
+                campaign_id=self.campaign_id, user=self.scope["user"], message=message
+            )
         finally:
             ADMISSION.give_back()
         if reply.error:
@@ -304,7 +320,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             logger.warning("Table %s: presence not broadcast", self.campaign_id, exc_info=True)
 
     @db_async
-    def _render_full_state(self) -> str:
+    def _full_state(self) -> str:
         """Everything the page shows that can change while it is away: presence, the
         contest with its log and the bar, the session's parts (notice, chat panel, the
         GM's frame panel) and the chat's lines (issue 27)."""

@@ -12,7 +12,8 @@ sent over a socket, counts while it is queued or running; an action (a view mark
 refused before it is queued, in words, and changes nothing. Pages and their
 fragments are never refused: they are what keeps every open page right.
 
-What "full" means is how long the work already handed to the threads has waited for
+What "full" means is how long the work already handed to the threads (each request,
+handler.py, and each socket's hop, contests/consumers.py `db_async`) has waited for
 one (`TABLE_BUSY_WAIT_MS`, 50 ms): an action that finds the oldest request still
 queued there has waited that long is refused, since it would wait as long and more
 behind it, and the table's promise is every step on every page within 100 ms. A count

@@ -237,6 +237,80 @@ def test_actions_are_refused_when_work_has_waited_for_a_thread_not_for_a_count(t
     assert events == 1 + 2 + 1  # the framing, the two taken and `after`; not the refused
 
 
+@pytest.mark.skipif(
+    not (settings.DATABASES["default"]["ENGINE"].endswith("postgresql") and settings.REDIS_URL),
+    reason="holding an action in its thread needs PostgreSQL's row locks",
+)
+@pytest.mark.xdist_group("servers")
+def test_a_reconnecting_pages_wait_for_a_thread_counts_as_an_actions_does(tmp_path):
+    """A page that comes back after a cut asks for the table's full state ("resync"):
+    its rendering waits for a thread like any request, so once it has waited past
+    TABLE_BUSY_WAIT_MS behind an action holding the one thread, the next action is
+    answered "busy"; when the thread is free the page gets its state, and the next
+    action is taken."""
+    with fresh_database(tmp_path, template="demo") as database_url:
+        env = server_env(
+            database_url,
+            WORKER_THREADS="1",
+            TABLE_BUSY_AFTER="0",
+            TABLE_BUSY_WAIT_MS="50",
+            ACTION_RATE_LIMIT="1000/10 seconds",
+        )
+        ids = json.loads(manage(env, "shell", "-c", FRAME).strip().splitlines()[-1])
+        campaign, contest = ids["campaign"], ids["contest"]
+        with app_process(env) as (_process, base), psycopg.connect(database_url) as db:
+            port = urllib.parse.urlsplit(base).port
+            opener = log_in(base, "gm", "questworlds")[0]
+            jar = next(h for h in opener.handlers if hasattr(h, "cookiejar")).cookiejar
+            session = next(c.value for c in jar if c.name == "sessionid")
+            page = opener.open(f"{base}/campaigns/{campaign}/table/", timeout=WAIT_S)
+            token = re.search(r'"X-CSRFToken": "([^"]+)"', page.read().decode()).group(1)
+            go = threading.Barrier(1)
+
+            def act(n: int):
+                return _post_action(opener, base, campaign, contest, token, n, go)
+
+            async def resync_behind_a_held_action():
+                url = f"ws://127.0.0.1:{port}/ws/tables/{campaign}/"
+                async with connect(url, **connect_kwargs(port, session)) as socket:
+                    await _until(socket, 'id="contest"')  # the state on connecting
+                    loop = asyncio.get_running_loop()
+                    with ThreadPoolExecutor(max_workers=2) as browsers:
+                        db.execute(
+                            "SELECT id FROM contests_contest WHERE id = %s FOR UPDATE", [contest]
+                        )
+                        held = loop.run_in_executor(browsers, act, 1)
+                        while not _waiting_on_lock(database_url, contest):
+                            await asyncio.sleep(0.02)
+                        await socket.send(json.dumps({"action": "resync"}))
+                        await asyncio.sleep(0.3)  # longer than TABLE_BUSY_WAIT_MS
+                        refused = await loop.run_in_executor(browsers, act, 2)
+                        assert not held.done()
+                        db.commit()  # the lock goes
+                        state = await _until(socket, 'id="table-status"')
+                        return refused, await held, state
+
+            refused, held, state = asyncio.run(resync_behind_a_held_action())
+            after = act(3)
+            (events,) = db.execute(
+                "SELECT count(*) FROM contests_contestevent WHERE contest_id = %s", [contest]
+            ).fetchone()
+
+    status, headers, body = refused
+    assert status == 503 and BUSY_MESSAGE in body and headers.get("Retry-After") == "1"
+    assert held[0] == 200 and ACK.search(held[2])
+    assert 'id="contest"' in state  # the page got its full state all the same
+    assert after[0] == 200 and ACK.search(after[2]), after
+    assert events == 1 + 1 + 1  # the framing, the held action and `after`
+
+
+async def _until(socket, text: str) -> str:
+    while True:
+        message = await asyncio.wait_for(socket.recv(), WAIT_S)
+        if text in message:
+            return message
+
+
 def _waiting_on_lock(database_url: str, contest: int) -> bool:
     """Whether a connection to this test's database waits on a lock (the held action,
     in its thread)."""
