@@ -62,6 +62,17 @@ def _post_action(opener, base: str, campaign: int, contest: int, token: str, n: 
         return error.code, error.headers, error.read().decode()
 
 
+def _gm_at_the_table(base: str, campaign: int):
+    """The GM logged in through the login form, with the table's page open: the
+    browser's cookies, its session's key (for its socket) and the page's CSRF token."""
+    opener = log_in(base, "gm", "questworlds")[0]
+    jar = next(h for h in opener.handlers if hasattr(h, "cookiejar")).cookiejar
+    session = next(c.value for c in jar if c.name == "sessionid")
+    page = opener.open(f"{base}/campaigns/{campaign}/table/", timeout=WAIT_S)
+    token = re.search(r'"X-CSRFToken": "([^"]+)"', page.read().decode()).group(1)
+    return opener, session, token
+
+
 def _get_page(opener, base: str, path: str, start) -> int:
     start.wait(WAIT_S)
     try:
@@ -137,11 +148,7 @@ def test_a_full_process_answers_the_actions_beyond_it_at_once_and_loses_none(tmp
         ids = json.loads(manage(env, "shell", "-c", FRAME).strip().splitlines()[-1])
         with app_process(env) as (_process, base):
             port = urllib.parse.urlsplit(base).port
-            opener = log_in(base, "gm", "questworlds")[0]
-            jar = next(h for h in opener.handlers if hasattr(h, "cookiejar")).cookiejar
-            session = next(c.value for c in jar if c.name == "sessionid")
-            page = opener.open(f"{base}/campaigns/{ids['campaign']}/table/", timeout=WAIT_S)
-            token = re.search(r'"X-CSRFToken": "([^"]+)"', page.read().decode()).group(1)
+            opener, session, token = _gm_at_the_table(base, ids["campaign"])
             answers, page_statuses, acked, seen = asyncio.run(
                 _burst(base, port, ids, opener, token, session)
             )
@@ -199,9 +206,7 @@ def test_actions_are_refused_when_work_has_waited_for_a_thread_not_for_a_count(t
         ids = json.loads(manage(env, "shell", "-c", FRAME).strip().splitlines()[-1])
         campaign, contest = ids["campaign"], ids["contest"]
         with app_process(env) as (_process, base), psycopg.connect(database_url) as db:
-            opener = log_in(base, "gm", "questworlds")[0]
-            page = opener.open(f"{base}/campaigns/{campaign}/table/", timeout=WAIT_S)
-            token = re.search(r'"X-CSRFToken": "([^"]+)"', page.read().decode()).group(1)
+            opener, _session, token = _gm_at_the_table(base, campaign)
             go = threading.Barrier(1)
 
             def act(n: int):
@@ -260,11 +265,7 @@ def test_a_reconnecting_pages_wait_for_a_thread_counts_as_an_actions_does(tmp_pa
         campaign, contest = ids["campaign"], ids["contest"]
         with app_process(env) as (_process, base), psycopg.connect(database_url) as db:
             port = urllib.parse.urlsplit(base).port
-            opener = log_in(base, "gm", "questworlds")[0]
-            jar = next(h for h in opener.handlers if hasattr(h, "cookiejar")).cookiejar
-            session = next(c.value for c in jar if c.name == "sessionid")
-            page = opener.open(f"{base}/campaigns/{campaign}/table/", timeout=WAIT_S)
-            token = re.search(r'"X-CSRFToken": "([^"]+)"', page.read().decode()).group(1)
+            opener, session, token = _gm_at_the_table(base, campaign)
             go = threading.Barrier(1)
 
             def act(n: int):
