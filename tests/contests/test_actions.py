@@ -128,6 +128,8 @@ def test_a_form_posts_strings_that_the_typed_fields_read():
         ("narrate", {"narration": "x" * 301}, "Narration: is too long (301 characters; at most"),
         ("enter_roll", {"side": "pc", "entered": 21}, "Your d20 roll: must be a whole number"),
         ("roll", {"teleport": 1}, "teleport is not something this action takes"),
+        # Another action's field, by its label.
+        ("roll", {"bid": 3}, "Bid is not something this action takes"),
         ("roll", {"pc_roll": 20}, "pc_roll: dice and penalties are the server's to fill in"),
         (
             "frame",

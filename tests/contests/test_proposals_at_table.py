@@ -199,6 +199,7 @@ def test_the_archive_keeps_the_sessions_proposals_in_words(
         ("gm", {"action": "accept_proposal"}, "Set the resistance: a class or a rating."),
         ("gm", {"action": "decline_proposal", "proposal": ""}, "Name the proposal."),
         ("alice", {"action": "withdraw_proposal", "proposal": "x"}, "Proposal: "),
+        ("alice", {"action": "propose", "proposal": "1"}, "Proposal is not something this"),
         ("alice", {"action": "propose", "character_id": ""}, "Choose your character."),
     ],
 )

@@ -120,8 +120,11 @@ def readable(error: ValidationError, what: str = "") -> str:
             if name in SERVER_KEYS:
                 line = f"{_shown(name)}: dice and penalties are the server's to fill in"
             else:
+                # A field the action does not take: by its label when it is one the
+                # table knows (another action's), else as it was sent.
                 where = label_for(loc[:-1]) + ": " if loc[:-1] else ""
-                line = f"{where}{_shown(name)} is not something this action takes"
+                shown = LABELS[name] if isinstance(name, str) and name in LABELS else _shown(name)
+                line = f"{where}{shown} is not something this action takes"
         elif kind == "missing":
             line = f"{label_for(loc)}: is required"
         elif kind in ("model_type", "dict_type"):
