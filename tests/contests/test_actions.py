@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 from django.urls import reverse
 
 from contests.core import actions
+from contests.core.actions.fields import SERVER_KEYS
 from contests.core.table import known_actions
 from contests.models import Contest, ContestEvent
 from contests.table_actions import KNOWN_ACTIONS, perform
@@ -130,7 +131,8 @@ def test_a_form_posts_strings_that_the_typed_fields_read():
         ("roll", {"teleport": 1}, "teleport is not something this action takes"),
         # Another action's field, by its label.
         ("roll", {"bid": 3}, "Bid is not something this action takes"),
-        ("roll", {"pc_roll": 20}, "pc_roll: dice and penalties are the server's to fill in"),
+        ("roll", {"pc_roll": 20}, "PC's roll: dice and penalties are the server's to fill in"),
+        ("roll", {"sheet_penalties": 1}, "Sheet penalties: dice and penalties are the server's"),
         (
             "frame",
             {"participants": [{}, {"npc_id": "x"}]},
@@ -149,6 +151,16 @@ def test_a_malformed_message_gets_one_readable_error(action, data, error):
         actions.parse({"action": action, "data": data})
     assert str(refused.value).startswith(error)
     assert "pydantic" not in str(refused.value) and "type=" not in str(refused.value)
+
+
+@pytest.mark.parametrize("name", sorted(SERVER_KEYS))
+def test_a_number_only_the_server_fills_in_is_refused_by_its_name_in_words(name):
+    with pytest.raises(actions.ActionInputError) as refused:
+        actions.parse({"action": "roll", "data": {name: 20}})
+    said = str(refused.value)
+    assert said.endswith("dice and penalties are the server's to fill in")
+    # Named in words a person reads ("PC's roll"), not by the field's code ("pc_roll").
+    assert not said.startswith(f"{name}:") and said.startswith(f"{actions.LABELS[name]}:")
 
 
 def test_deep_or_large_messages_are_refused_before_parsing():
@@ -185,7 +197,7 @@ MALFORMED = [
     ({"action": "set_tactic", "data": {"side": "pc", "tactic": "\udc00"}}, "Tactic: contains"),
     ({"action": "roll", "data": {"a": {"b": {"c": {"d": {}}}}}}, "nested too deeply"),
     ({"action": "narrate", "data": {"narration": "x" * 20_000}}, "too large"),
-    ({"action": "roll", "data": {"pc_roll": 20}}, "pc_roll: dice"),
+    ({"action": "roll", "data": {"pc_roll": 20}}, "PC's roll: dice"),
     ({"action": "roll", "contest": 10**30, "data": {}}, "Contest: must be a whole number"),
 ]
 
@@ -254,7 +266,7 @@ def post_act(client, campaign, fields: dict, *, htmx: bool = False):
         ({"action": "resolve", "both_lose_half": "maybe"}, "Both lose half: must be true or"),
         ({"action": "narrate", "narration": "a\x00b"}, "Narration: must not contain NUL"),
         ({"action": "narrate", "narration": "x" * 20_000}, "too large"),
-        ({"action": "roll", "pc_roll": "20"}, "pc_roll: dice"),
+        ({"action": "roll", "pc_roll": "20"}, "PC's roll: dice"),
         ({"action": "frame", "characters": ["2", "two"]}, "Character 2: must be a whole number"),
     ],
 )

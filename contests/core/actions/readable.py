@@ -79,6 +79,13 @@ LABELS = {
     "value": "Modifier value",
     "variant": "Variant",
     "wait_for_hero_point": "Wait for a hero point",
+    # What only the server fills in (`SERVER_KEYS`): named so in a refusal too.
+    "pc_roll": "PC's roll",
+    "opponent_roll": "Opponent's roll",
+    "roll": "Roll",
+    "resistance_roll": "Resistance's roll",
+    "dice": "Dice",
+    "sheet_penalties": "Sheet penalties",
 }
 ROWS = {"participants": "participant row", "consequences": "consequence", "characters": "character"}
 
@@ -118,7 +125,8 @@ def readable(error: ValidationError, what: str = "") -> str:
         if kind == "extra_forbidden":
             name = loc[-1] if loc else "?"
             if name in SERVER_KEYS:
-                line = f"{_shown(name)}: dice and penalties are the server's to fill in"
+                shown = LABELS.get(name, _shown(name))
+                line = f"{shown}: dice and penalties are the server's to fill in"
             else:
                 # A field the action does not take: by its label when it is one the
                 # table knows (another action's), else as it was sent.
