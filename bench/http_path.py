@@ -152,6 +152,8 @@ def run(params: dict[str, Any], redis_url: str, work: Path) -> dict[str, Any]:
         "benchmark": "browsers_path",
         "mode": params["mode"],
         "server": params["server"],
+        # With --floor-vs-floor, "capacity" holds a second floor's figures, not the app's.
+        "floor_vs_floor": bool(params.get("floor_vs_floor")),
         "machine": {
             "cpus": os.cpu_count(),
             "python": sys.version.split()[0],
@@ -382,10 +384,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-floor", action="store_true", help="the app alone (no stack floor: no ratios)"
     )
+    parser.add_argument(
+        "--floor-vs-floor",
+        action="store_true",
+        help="the benchmark's own spread: a second stack floor measured in the app's place "
+        "(its ratios are those of two identical servers)",
+    )
     args = parser.parse_args(argv)
     params = dict(SMALL if args.small else FULL)
     params["no_floor"] = args.no_floor
     params["one_process"] = args.one_process
+    params["floor_vs_floor"] = args.floor_vs_floor
+    if args.floor_vs_floor and args.no_floor:
+        parser.error("--floor-vs-floor measures two floors: not with --no-floor")
     if args.tables:
         params["tables"] = args.tables
     if args.busy_after is not None:

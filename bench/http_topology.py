@@ -164,11 +164,21 @@ def paired(
             log("  the stack floor's pages: table/act/ doing only what any action must")
             floor = _servers(stack, floor_env, floor_ground, params, "floor")
             sessions.append(loop.run_until_complete(_prepared(floor, floor_ground)))
+            if params.get("floor_vs_floor"):
+                # The benchmark's own spread (`--floor-vs-floor`): a second floor, on the
+                # app's tables, measured in the app's place; the app's pages close and its
+                # processes stay up idle.
+                loop.run_until_complete(close(sessions[0]))
+                log("  a second stack floor in the app's place (--floor-vs-floor)")
+                app = _servers(stack, floor_env, ground, params, "floor-b")
+                sessions[0] = loop.run_until_complete(_prepared(app, ground))
+
+            first = "floor B" if params.get("floor_vs_floor") else "app"
 
             async def both() -> list[dict[str, Any]]:
-                turns = Turns(("app", "floor"))
+                turns = Turns((first, "floor"))
                 return await asyncio.gather(
-                    ladder(sessions[0], params, app.profile, turns, "app"),
+                    ladder(sessions[0], params, app.profile, turns, first),
                     ladder(sessions[1], params, floor.profile, turns, "floor"),
                 )
 

@@ -194,3 +194,35 @@ def test_small_browsers_path_benchmark_plays_the_cycle_and_loses_nothing():
         else:
             assert ratios["capacity"] is None and ratios["met"]["capacity"] is False, ratios
     assert _number(figures["bare_websockets"]["p50_ms"])
+
+
+def test_the_browsers_path_benchmark_measures_its_own_spread_with_two_floors():
+    """`bench.http_path --floor-vs-floor`: a second stack floor measured in the app's
+    place, on the app's tables and pages, in turns with the first; its ratios are those of
+    two identical servers (the benchmark's own spread, docs/benchmarks.md). Both play the
+    whole cycle, losing nothing."""
+    redis_url = os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+    if not os.environ.get("REQUIRE_SERVICES") and not _redis_reachable(redis_url):
+        pytest.skip(f"Redis is unreachable at {redis_url}; the benchmark needs it")
+    command = [sys.executable, "-m", "bench.http_path", "--small", "--one-process"]
+    result = run([*command, "--floor-vs-floor"], cwd=ROOT, env=dict(os.environ), timeout=300)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "a second stack floor in the app's place" in result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["floor_vs_floor"] is True
+    second, first = figures["capacity"]["1_process"], figures["stack_floor"]["1_process"]
+    for side in (second, first):
+        assert side["steps"]
+        for step in side["steps"]:
+            assert step["actions"] > 0 and step["samples"] == step["actions"], step
+            assert step["lost"] == step["duplicated"] == step["out_of_order"] == 0, step
+            assert step["http_errors"] == {} and step["unanswered"] == 0, step
+    ratios = figures["against_floor"]["1_process"]
+    assert ratios["cpu_per_action"] == round(
+        second["light_load"]["server_cpu_ms_per_action"]
+        / first["light_load"]["server_cpu_ms_per_action"],
+        2,
+    )
+    # Asked to measure two floors and no floor at once, it says so and runs nothing.
+    refused = run([*command, "--floor-vs-floor", "--no-floor"], cwd=ROOT, timeout=60)
+    assert refused.returncode == 2 and "not with --no-floor" in refused.stderr
