@@ -23,7 +23,7 @@ its own sheet (GET table/me/) when static/js/table.js would. Printed as JSON on 
   order; a rate missed is tried once more after the server settles (a single stall of
   a shared machine misses a window's p99), and counts as missed if missed twice. After
   the first rate missed, the rates between it and the last one met are tried, halving
-  the gap, until the two are within 10% (each such step has `between`). The first rate
+  the gap, until the two are within 5% (each such step has `between`). The first rate
   (10/s) is the light-load figure.
 - "postgres_connections": the most connections to the benchmark's database seen at
   once, against the bound (processes x each process's pool, DB_POOL_MAX_SIZE).
@@ -97,11 +97,15 @@ FULL = {
     # not found, and the ratio was against a lower bound of it; hence 320 and 400.
     "rates": (10, 15, 20, 25, 30, 35, 40, 50, 60, 70, 80, 100, 130, 160, 200, 250, 320, 400),
     "step_seconds": 10.0,
-    # The capacity found to within 10%: after the first rate missed, the rate between it
+    # The capacity found to within 5%: after the first rate missed, the rate between it
     # and the last one met is tried, and so on (bench/http_load.py `between`). On the
     # ladder alone two sides 25-30% apart at its top read one step apart or two, so one
-    # run read 0.62x and the next 1.0x for the same code (session 6).
-    "finest": 1.1,
+    # run read 0.62x and the next 1.0x for the same code (session 6). To within 10%
+    # (sessions 7-14), each side's figure lay anywhere up to a tenth below its true
+    # capacity, so a ratio moved by a tenth either way from that alone: two identical
+    # servers read 0.80-1.25x (session 14, --floor-vs-floor). A twentieth halves that,
+    # for one more step of each side's search (session 15).
+    "finest": 1.05,
     # A started process's first seconds (its pool's connections, each query's first
     # runs, each kind of step's first renders) kept out of the first rate's figures:
     # after 5 s the app's p50 at 10/s still ran above its p50 at 20/s (35 against 21 ms

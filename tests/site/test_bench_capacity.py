@@ -26,9 +26,12 @@ def _search(true_capacity: float) -> float:
     return capacity
 
 
-def test_a_capacity_between_the_ladders_rates_is_found_to_within_a_tenth():
+def test_a_capacity_between_the_ladders_rates_is_found_to_within_a_twentieth():
     # Between 100 and 130 (the ladder's steps): 117 is found as 114, not as 100.
     assert between(100, 130, 1.1) == 114
+    # ... and then between 114 and 130 (122), and 122 and 130 (126): 127 is found as 126.
+    assert FULL["finest"] == 1.05
+    assert _search(127) == 126
     for true_capacity in (12, 27, 44, 55, 93, 117, 129, 145, 181, 233):
         found = _search(true_capacity)
         assert found <= true_capacity < found * FULL["finest"] + 1, (true_capacity, found)
