@@ -92,6 +92,14 @@ def secret_keys(flow: BaseFlow) -> set[str]:
     return {key for key in keys if flow.gm_rolls_for(key)}
 
 
+def hidden_from_players(flow: BaseFlow) -> bool:
+    """Whether the players' view of the contest differs from the GM's now: a side or
+    participant whose dice are the GM's hidden ones (`secret_keys`), or a pending roll
+    whose GM dice are not yet revealed (`pending_view`). `contest_view` reads the
+    audience for nothing else."""
+    return bool(secret_keys(flow)) or flow.hides_gm_roll("player")
+
+
 def pending_view(flow: BaseFlow, audience: str) -> dict[str, Any] | None:
     """The pending roll as `audience` may see it (None: nothing pending): `secret` says
     the GM's dice are hidden from them, and each hidden die (and what it decides) is

@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.safestring import mark_safe
 
 from ..action_form import option_tags
-from ..audience import contest_view
+from ..audience import contest_view, hidden_from_players
 from ..core.actions import DECLARED_BY_NAME, Pick, Place
 from ..core.table import BaseFlow
 from ..core.table.base import ActionInput, Actor, AvailableAction
@@ -49,7 +49,13 @@ def shared_view(
     views = shared.setdefault("views", {})
     whose = "gm" if audience == "gm" else "others"
     if whose not in views:
-        views[whose] = contest_view(flow, audience, shared["sides"], shared["rows"])
+        other = views.get("others" if whose == "gm" else "gm")
+        if other is not None and not hidden_from_players(flow):
+            # Nothing is kept from the players now: the GM sees the contest they see, and
+            # every copy reads the one view (a copy of the state made once, not twice).
+            views[whose] = other
+        else:
+            views[whose] = contest_view(flow, audience, shared["sides"], shared["rows"])
     return views[whose]
 
 
@@ -241,8 +247,12 @@ def _expand(
     key = flow.KEY
     name = action.action
     holder = action.input(key)
-    sheets = {s["key"]: s for s in shared["sides"]}
-    helpers = {h["character"].pk: h for h in shared["helpers"]}
+    # The sides and helpers by key, made once a rendering (every action of every actor
+    # is expanded: a dozen calls while abilities are chosen).
+    if "sides_by_key" not in shared:
+        shared["sides_by_key"] = {s["key"]: s for s in shared["sides"]}
+        shared["helpers_by_id"] = {h["character"].pk: h for h in shared["helpers"]}
+    sheets, helpers = shared["sides_by_key"], shared["helpers_by_id"]
     rest = tuple(i for i in action.inputs if i.name != key)
     declared = DECLARED_BY_NAME[name]
     if declared.place is Place.FLOW and key == "side" and action.under is not None:
