@@ -23,7 +23,7 @@ import html
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from .core.actions import DECLARED_BY_NAME
 from .core.table.base import ActionInput
@@ -76,15 +76,19 @@ def render_action_form(control: Any, context: Mapping[str, Any]) -> SafeString:
     contest_id, seq = _e(getattr(contest, "id", "")), _e(context.get("seq"))
     key = _form_key(control, context)
     if key is None:
-        return mark_safe(_form(control, context, contest_id, seq))
-    form = _remembered.get(key)
+        return SafeString(_form(control, context, contest_id, seq))
+    try:
+        form = _remembered.get(key)
+    except TypeError:  # an unhashable value somewhere: rendered as it is
+        return SafeString(_form(control, context, contest_id, seq))
     if form is None:
         form = _remembered[key] = _form(control, context, _CONTEST, _SEQ)
         if len(_remembered) > _REMEMBERED:
             # The oldest goes (another thread may have taken it, or be adding one).
             with contextlib.suppress(RuntimeError, StopIteration):
                 _remembered.pop(next(iter(_remembered)), None)
-    return mark_safe(form.replace(_CONTEST, contest_id).replace(_SEQ, seq))
+    # SafeString as `mark_safe` makes it, without its check for lazy text on every call.
+    return SafeString(form.replace(_CONTEST, contest_id).replace(_SEQ, seq))
 
 
 _remembered: dict[tuple[Any, ...], str] = {}
@@ -100,29 +104,24 @@ def _form_key(control: Any, context: Mapping[str, Any]) -> tuple[Any, ...] | Non
     contest = context.get("contest")
     action = control.action
     offer = context.get("hero_point_offer") if _in_bar(name) and not control.text else None
-    try:
-        key = (
-            getattr(contest, "act_url", ""),
-            name,
-            action.label,
-            action.confirm,
-            action.primary,
-            control.css,
-            control.aria_label,
-            tuple((k, type(v), v) for k, v in control.hidden.items()),
-            control.sheet_name,
-            control.sheet_label,
-            tuple(control.sheet) if control.sheet_name else (),
-            type(control.sheet_selected),
-            control.sheet_selected,
-            control.inputs,
-            control.text,
-            offer,
-        )
-        hash(key)
-    except TypeError:  # an unhashable value somewhere: rendered as it is
-        return None
-    return key
+    return (
+        getattr(contest, "act_url", ""),
+        name,
+        action.label,
+        action.confirm,
+        action.primary,
+        control.css,
+        control.aria_label,
+        tuple((k, type(v), v) for k, v in control.hidden.items()),
+        control.sheet_name,
+        control.sheet_label,
+        tuple(control.sheet) if control.sheet_name else (),
+        type(control.sheet_selected),
+        control.sheet_selected,
+        control.inputs,
+        control.text,
+        offer,
+    )
 
 
 def _form(control: Any, context: Mapping[str, Any], contest_id: str, seq: str) -> str:
@@ -169,6 +168,7 @@ def _form(control: Any, context: Mapping[str, Any], contest_id: str, seq: str) -
     return "".join(parts)
 
 
+@functools.lru_cache(maxsize=256)
 def _takes_edits(name: str) -> bool:
     """An action whose data takes the GM's edit of each side's consequences (its model's
     `edit`): its form carries the selects for them."""
@@ -176,6 +176,7 @@ def _takes_edits(name: str) -> bool:
     return declared is not None and "edit" in declared.data.model_fields
 
 
+@functools.lru_cache(maxsize=256)
 def _in_bar(name: str) -> bool:
     """An action the "your move" bar offers as a choice that will not wait (a hero
     point): its button says so, and what it would do."""

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Field, Func, JSONField, Model, QuerySet
 from django.db.models.query import get_related_populators
 
@@ -26,6 +26,13 @@ class JSONList(Func):
         return super().as_sql(compiler, connection, function="JSON_GROUP_ARRAY", **extra)
 
 
+def _db() -> Any:
+    """The default database's connection of this thread, looked up once a call: every
+    attribute read of `django.db.connection` looks it up again (in `connections`, a
+    thread-local), and a step's statements read it some thirty times (issue 29)."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
 def _columns(model: type[Model], skip: tuple[str, ...] = ()) -> list[Field[Any, Any]]:
     """The model's concrete columns but its primary key and `skip` (attribute names)."""
     return [
@@ -42,6 +49,7 @@ def update_sql(
     `match` (column names and values), with its parameters: for a statement of its own,
     or a clause of `insert_family`'s or a contest step's one statement."""
     meta = type(instance)._meta
+    connection = _db()
     quote = connection.ops.quote_name
     fields = [meta.get_field(name) for name in columns]
     assert all(isinstance(f, Field) for f in fields), "the columns are concrete fields"
@@ -54,7 +62,7 @@ def update_sql(
 
 def _prepared(field: Field[Any, Any], row: Model) -> Any:
     """The value `save()` would write to `field`'s column for a new `row`."""
-    return field.get_db_prep_save(field.pre_save(row, add=True), connection)
+    return field.get_db_prep_save(field.pre_save(row, add=True), _db())
 
 
 @dataclass
@@ -82,6 +90,7 @@ def insert_family(
     new id (or, `into` another statement's, gathered: see `Gathered`); elsewhere
     (SQLite, for `make run`) one statement each, at once. The parent's primary key (and
     each child's key to it) is set as `save()` would set them, once written."""
+    connection = _db()
     quote = connection.ops.quote_name
     meta = parent._meta
     assert meta.pk is not None and meta.pk.column is not None, "a row has an id column"
@@ -197,11 +206,13 @@ class PreparedRead:
         """The model instances of a queryset of models (with what it `select_related`
         and its annotations), built as Django builds them, from `rows`."""
         rows = self.rows(*args)
-        built = self._models[self._key(args)]
+        connection = _db()
+        built = self._models[self._key(args, connection)]
         model, init_list, start, end, related, annotations = built
         instances = []
+        alias = connection.alias
         for row in rows:
-            instance = model.from_db(connection.alias, init_list, row[start:end])
+            instance = model.from_db(alias, init_list, row[start:end])
             for populator in related:
                 populator.populate(row, instance)
             for name, position in annotations:
@@ -210,7 +221,7 @@ class PreparedRead:
         return instances
 
     @staticmethod
-    def _key(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _key(args: tuple[Any, ...], connection: Any) -> tuple[Any, ...]:
         """What the SQL depends on: the database, and each argument's kind and length."""
         return (
             connection.vendor,
@@ -222,10 +233,11 @@ class PreparedRead:
             for v in a if isinstance(a, list) else [a]:
                 if type(v) not in (int, str):  # the SQL takes them as they are
                     raise TypeError(f"a prepared read takes whole numbers and text, not {v!r}")
-        shape = self._key(args)
+        connection = _db()
+        shape = self._key(args, connection)
         built = self._built.get(shape)
         if built is None:
-            built = self._built[shape] = self._prepare(args, shape)
+            built = self._built[shape] = self._prepare(args, shape, connection)
         sql, slots, converters = built
         flat = [v for a in args for v in (a if isinstance(a, list) else [a])]
         params = [flat[s[1]] if isinstance(s, tuple) else s for s in slots]
@@ -244,7 +256,7 @@ class PreparedRead:
         return converted
 
     def _prepare(
-        self, args: tuple[Any, ...], shape: tuple[Any, ...]
+        self, args: tuple[Any, ...], shape: tuple[Any, ...], connection: Any
     ) -> tuple[str, list[Any], list[Any]]:
         n = 0
         stand_ins: list[Any] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -261,8 +261,9 @@ def _write_step(
     On PostgreSQL this is one statement (the updates are data-modifying `WITH` clauses
     that run only if the event was written); elsewhere (SQLite, `make run`) one
     statement each. False: the key was used, nothing was written."""
+    connection = connections[DEFAULT_DB_ALIAS]  # looked up once (questworlds_site/sql.py `_db`)
     quote = connection.ops.quote_name
-    insert, insert_params = _insert_sql(event)
+    insert, insert_params = _insert_sql(event, connection)
     updates = [update_sql(contest, _CONTEST_COLUMNS, {"id": contest.pk})]
     for change in changes:
         participant = ContestParticipant(ability=change["ability"] or "", rating=change["rating"])
@@ -278,12 +279,12 @@ def _write_step(
         clauses += gathered.clauses
         params += gathered.params
         sql = f"WITH {', '.join(clauses)} SELECT * FROM {quote('written')}"
-        row = _fetch_one(sql, params)
+        row = _fetch_one(connection, sql, params)
     else:
-        row = _fetch_one(insert, insert_params)
+        row = _fetch_one(connection, insert, insert_params)
         if row is not None:
             for sql, values in updates:
-                _fetch_one(sql, values, rows=False)
+                _fetch_one(connection, sql, values, rows=False)
     if row is None:
         return False
     event.pk = row[0]
@@ -291,13 +292,15 @@ def _write_step(
     return True
 
 
-def _fetch_one(sql: str, params: list[Any], *, rows: bool = True) -> tuple[Any, ...] | None:
+def _fetch_one(
+    connection: Any, sql: str, params: list[Any], *, rows: bool = True
+) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone() if rows else None
 
 
-def _insert_sql(event: ContestEvent) -> tuple[str, list[Any]]:
+def _insert_sql(event: ContestEvent, connection: Any) -> tuple[str, list[Any]]:
     meta = ContestEvent._meta
     fields = [field for field in meta.concrete_fields if field.name in _EVENT_COLUMNS]
     assert meta.pk is not None and meta.pk.column is not None, "an event has an id column"

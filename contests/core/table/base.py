@@ -101,6 +101,28 @@ class ActionInput:
     required: bool = True
     default: Any = None
 
+    def __hash__(self) -> int:
+        """The hash of its fields, as the dataclass's own, worked out once: an input is
+        frozen, and the panel's forms are remembered by their inputs (contests/
+        action_form.py), each step hashing the same inputs again (issue 29)."""
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash(
+                (
+                    self.name,
+                    self.kind,
+                    self.label,
+                    self.choices,
+                    self.minimum,
+                    self.maximum,
+                    self.limit,
+                    self.required,
+                    self.default,
+                )
+            )
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
 
 @dataclass(frozen=True)
 class AvailableAction:
