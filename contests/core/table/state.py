@@ -18,7 +18,8 @@ def copy_state(value: T) -> T:
     at a third of its cost: the memo `deepcopy` keeps for shared references was most of
     it (issue 29), and the state is JSON, where nothing is shared. Every action copies
     the state once (to put it back if the action is refused half-way), every broadcast
-    twice (the GM's view and everyone else's)."""
+    once (the view every copy reads), or twice while the players' view hides the GM's
+    dice (the GM's view and everyone else's)."""
     return _copied(value)  # type: ignore[no-any-return]
 
 
