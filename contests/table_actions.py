@@ -70,7 +70,7 @@ def perform(*, campaign_id: int, user: User, message: dict[str, Any], form: bool
     if action != "frame" and (isinstance(contest_id, bool) or not isinstance(contest_id, int)):
         return Reply(error="There is no such contest at this table; nothing was done.")
     try:
-        parsed = actions.parse(message, form=form, bounded=True)
+        parsed = actions.parse(message, form=form)
     except actions.ActionInputError as error:
         return Reply(error=f"{error}. Nothing was done.")
     gm_only = actions.gm_only_fields(parsed)
@@ -131,7 +131,7 @@ def _on_table(campaign_id: int, user: User, message: dict[str, Any], form: bool)
         return Reply(error="An action's data must be an object; nothing was done.")
     message = {**message, "data": data or {}}
     try:
-        parsed = actions.parse_on_table(message, form=form, bounded=True)
+        parsed = actions.parse_on_table(message, form=form)
     except actions.ActionInputError as error:
         return Reply(error=f"{error}. Nothing was done.")
     campaign = Campaign.objects.filter(pk=campaign_id).first()

@@ -119,28 +119,21 @@ def check_bounds(message: Any) -> None:
             raise ActionInputError(f"That message is too large (at most {MAX_SIZE} characters)")
 
 
-def parse(message: dict[str, Any], *, form: bool = False, bounded: bool = False) -> Message:
+def parse(message: dict[str, Any], *, form: bool = False) -> Message:
     """The message as its action's model, or ActionInputError with a readable reason.
 
-    `message["action"]` must already be a known action (perform refuses others first).
-    `bounded`: the caller has checked the message's bounds already (`check_bounds`:
-    table_actions.perform does, before it reads anything of it), so it is not walked
-    twice."""
-    if not bounded:
-        check_bounds(message)
+    `message["action"]` must already be a known action (perform refuses others first)."""
+    check_bounds(message)
     try:
         return ACTION_ADAPTER.validate_python(message, context={"form": form})
     except ValidationError as error:
         raise ActionInputError(readable(error, str(message.get("action")))) from None
 
 
-def parse_on_table(
-    message: dict[str, Any], *, form: bool = False, bounded: bool = False
-) -> Message:
+def parse_on_table(message: dict[str, Any], *, form: bool = False) -> Message:
     """An action on the table (`ON_TABLE`: a proposal, the GM's answer) as its model, or
     ActionInputError with a readable reason. `message["action"]` must be one of them."""
-    if not bounded:  # as `parse`
-        check_bounds(message)
+    check_bounds(message)
     try:
         return ON_TABLE_ADAPTER.validate_python(message, context={"form": form})
     except ValidationError as error:
